@@ -1,0 +1,84 @@
+// The GPU catalog (names -> architecture) and the model-family table (architectures and
+// well-known model ids -> attention kind and traits), both loaded from data/.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attnsel/device.hpp"
+#include "attnsel/error.hpp"
+#include "attnsel/export.hpp"
+#include "attnsel/request.hpp"
+
+namespace attnsel {
+
+struct GpuArch {
+  std::string arch;  // "sm90", "gfx942"
+  Platform platform = Platform::cuda;
+  std::optional<ComputeCapability> compute_capability;
+  std::string family;  // "Hopper"
+  std::optional<CudaVersion> min_cuda;
+  std::optional<CudaVersion> max_cuda;  // exclusive: the first CUDA release without it
+  std::string source;
+};
+
+struct GpuModel {
+  std::string name;
+  std::vector<std::string> aliases;
+  std::size_t arch = 0;  // index into architectures()
+};
+
+struct ModelFamily {
+  std::string name;
+  AttentionKind kind = AttentionKind::mha;
+  bool sliding_window = false, multimodal = false, attention_sinks = false;
+  std::vector<std::string> architectures;
+  std::vector<std::string> models;
+  std::string source;
+};
+
+class ATTNSEL_API Catalog {
+ public:
+  const std::vector<GpuArch>& architectures() const { return archs_; }
+  const std::vector<GpuModel>& gpus() const { return gpus_; }
+  const std::vector<ModelFamily>& families() const { return families_; }
+  CudaVersion assumed_cuda() const { return assumed_cuda_; }
+  const std::string& assumed_cuda_source() const { return assumed_cuda_source_; }
+
+  // sm90, sm_90a, 9.0, 90, H100, "RTX 5090", rtx5090, MI300X, gfx942, "NVIDIA H100 80GB HBM3".
+  Result<DeviceInfo> resolve_gpu(std::string_view text) const;
+  const GpuArch* find_arch(std::string_view arch) const;
+  const GpuArch* find_arch(ComputeCapability cc) const;
+  // The CUDA version assumed when none is given: the catalog's default, raised to what the GPU needs.
+  CudaVersion assumed_cuda_for(const GpuArch& arch) const;
+
+  const ModelFamily* family_by_architecture(std::string_view architecture) const;
+  const ModelFamily* family_by_model_id(std::string_view id) const;
+  std::vector<std::string> gpu_names() const;   // catalog names and architectures, for messages
+  std::vector<std::string> model_ids() const;
+
+ private:
+  friend struct CatalogBuilder;
+  std::vector<GpuArch> archs_;
+  std::vector<GpuModel> gpus_;
+  std::vector<ModelFamily> families_;
+  CudaVersion assumed_cuda_{12, 9};
+  std::string assumed_cuda_source_;
+};
+
+ATTNSEL_API Result<std::shared_ptr<const Catalog>> load_catalog(std::string_view gpus_json, std::string_view gpus_origin,
+                                                                std::string_view models_json, std::string_view models_origin);
+// The catalog compiled into the library (data/gpus.json, data/models.json).
+ATTNSEL_API Result<std::shared_ptr<const Catalog>> builtin_catalog();
+
+// A kind name (mha, mla, gdn, dsa), a well-known model id, an architecture name, or a path to a
+// Hugging Face config.json or a directory holding one.
+ATTNSEL_API Result<ModelTraits> resolve_model(const Catalog& catalog, std::string_view text);
+// The traits a config.json describes (architectures, kv_lora_rank, index_topk, layer_types, sliding_window ...).
+ATTNSEL_API Result<ModelTraits> traits_from_config(const Catalog& catalog, std::string_view json_text,
+                                                  std::string_view origin);
+
+}  // namespace attnsel

@@ -1,0 +1,31 @@
+// What selection needs to know about the hardware. Filled by the probe, by --gpu, or by a test.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "attnsel/types.hpp"
+
+namespace attnsel {
+
+struct DeviceInfo {
+  Platform platform = Platform::cuda;
+  std::optional<ComputeCapability> compute_capability;  // NVIDIA only
+  std::optional<CudaVersion> cuda;                       // the CUDA version the driver (or user) gives
+  std::string arch;    // "sm90", "gfx942", "ascend", "" when unknown
+  std::string name;    // "NVIDIA H100 80GB HBM3", "H100" (catalog), "" when unknown
+
+  // Where the facts came from, for people: "--gpu sm90", "NVML", "libcuda", "sysfs", "ATTNSEL_GPU".
+  std::string origin;
+  bool cuda_assumed = false;  // true when `cuda` was not given or probed but defaulted
+
+  // Probe details (absent when the device comes from a name).
+  std::optional<int> index;
+  std::optional<std::uint64_t> memory_bytes;
+  std::string driver_version;
+  std::string pci_bus_id;
+  std::string uuid;
+};
+
+}  // namespace attnsel

@@ -1,0 +1,275 @@
+// The capability matrix: backends, their cells, rules and automatic-selection priorities,
+// loaded from JSON (data/*.json) into an immutable, typed, index-based structure.
+#pragma once
+
+#include <bitset>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attnsel/error.hpp"
+#include "attnsel/export.hpp"
+#include "attnsel/types.hpp"
+
+namespace attnsel {
+
+using BackendId = std::uint16_t;
+using SlotId = std::uint8_t;
+inline constexpr BackendId kNoBackend = 0xFFFF;
+inline constexpr std::size_t kMaxBackends = 128;
+using BackendSet = std::bitset<kMaxBackends>;
+
+// A set of enum values in one word.
+template <class E>
+class EnumSet {
+ public:
+  constexpr EnumSet() = default;
+  constexpr EnumSet(std::initializer_list<E> values) {
+    for (E v : values) insert(v);
+  }
+  static constexpr EnumSet all(int count) {
+    EnumSet s;
+    s.bits_ = (1u << count) - 1;
+    return s;
+  }
+  constexpr void insert(E v) { bits_ |= bit(v); }
+  constexpr bool contains(E v) const { return (bits_ & bit(v)) != 0; }
+  constexpr bool empty() const { return bits_ == 0; }
+  constexpr std::uint32_t bits() const { return bits_; }
+  friend constexpr bool operator==(EnumSet a, EnumSet b) { return a.bits_ == b.bits_; }
+  friend constexpr bool operator!=(EnumSet a, EnumSet b) { return a.bits_ != b.bits_; }
+
+ private:
+  static constexpr std::uint32_t bit(E v) { return 1u << static_cast<unsigned>(v); }
+  std::uint32_t bits_ = 0;
+};
+
+// What every rule-like entry carries: a stable id, a message template and its provenance.
+// A model-visible feature a backend may lack (sliding window, sinks ...).
+enum class Feature : std::uint8_t { sliding_window, multimodal, attention_sinks, chunked_prefix_cache };
+inline constexpr int kFeatureCount = 4;
+ATTNSEL_API std::string_view name_of(Feature f);
+
+struct RuleInfo {
+  std::string id;
+  Severity severity = Severity::error;
+  std::string message;  // template: {backend} {phase} {kind} {gpu} {cuda} {kv_dtype} {topk} {page_size} {from} {to} {supported}
+  std::string source;   // upstream document or code location
+  std::string note;     // why a conflict was decided this way, if any
+  std::string pointer;  // JSON pointer of the entry in its matrix file
+};
+
+// Integer predicate: a list of values, or a half-open range [min, max).
+struct IntMatch {
+  std::vector<int> values;
+  std::optional<int> min;
+  std::optional<int> max;
+  bool matches(int v) const;
+};
+
+// A condition over a request and, where the scope allows, a candidate backend and phase.
+// Fields combine with AND; `all`, `any` and `not` nest. An absent field matches anything.
+struct Condition {
+  enum Field : std::uint32_t {
+    f_backend = 1u << 0, f_phase = 1u << 1, f_prefill_backend = 1u << 2, f_decode_backend = 1u << 3,
+    f_any_backend = 1u << 4, f_hybrid = 1u << 5, f_kind = 1u << 6, f_platform = 1u << 7, f_cc = 1u << 8,
+    f_cuda = 1u << 9, f_kv_dtype = 1u << 10, f_topk = 1u << 11, f_page_size = 1u << 12,
+    f_page_size_explicit = 1u << 13, f_backend_explicit = 1u << 14, f_sliding_window = 1u << 15,
+    f_multimodal = 1u << 16, f_attention_sinks = 1u << 17, f_deterministic = 1u << 18, f_family = 1u << 19,
+    f_spec_mode = 1u << 20, f_radix_cache = 1u << 21, f_kv_dtype_explicit = 1u << 22,
+  };
+  std::uint32_t fields = 0;  // which of the fields below are set (including nested ones, see uses())
+
+  BackendSet backend, prefill_backend, decode_backend, any_backend;
+  EnumSet<Phase> phase;
+  EnumSet<AttentionKind> kind;
+  EnumSet<Platform> platform;
+  EnumSet<KvCacheDtype> kv_dtype;
+  std::vector<VersionRange> cc, cuda;
+  IntMatch topk, page_size;
+  bool hybrid = false, page_size_explicit = false, backend_explicit = false, sliding_window = false,
+       multimodal = false, attention_sinks = false, deterministic = false, radix_cache = false,
+       kv_dtype_explicit = false;
+  Phase spec_mode = Phase::prefill;
+  std::vector<std::string> family;
+
+  std::vector<Condition> all, any, none;  // none: "not" (matches when no entry matches)
+
+  // Every field used here or in nested conditions.
+  std::uint32_t uses() const;
+};
+
+enum class PageMode : std::uint8_t { any, emulated, fixed };
+struct PageSupport {
+  PageMode mode = PageMode::emulated;
+  std::vector<int> sizes;  // for fixed: the only sizes the kernel runs with
+  bool allows(int page_size) const;
+};
+
+// Speculative decoding (EAGLE) draft tree width the backend can verify.
+enum class TopkSupport : std::uint8_t {
+  none,           // no speculative decoding
+  one,            // topk = 1 only
+  many_at_page1,  // topk > 1 only with page size 1
+  any,
+};
+ATTNSEL_API std::string_view name_of(TopkSupport t);
+
+// One backend's capabilities for some attention kinds on some platforms.
+struct Cell {
+  EnumSet<AttentionKind> kinds;
+  EnumSet<Platform> platforms;
+  std::vector<VersionRange> compute_capability;  // empty: no constraint
+  std::optional<CudaVersion> min_cuda;
+  EnumSet<Phase> phases;
+  PageSupport page_size;
+  EnumSet<KvCacheDtype> kv_dtypes;
+  TopkSupport speculative = TopkSupport::none;
+  std::optional<int> preferred_page_size;  // a page size the backend is documented to run best with
+  // Optional features; absent means "no".
+  bool features[kFeatureCount] = {false, false, false, false};  // indexed by Feature
+  bool has(Feature f) const { return features[static_cast<int>(f)]; }
+  std::string source;
+  std::string note;
+  std::string pointer;
+};
+
+// A role a backend plays: "attention" (full attention), "linear" (GDN kernels), "sparse" (DSA sub-backends).
+struct Slot {
+  std::string name;
+  std::string title;
+  EnumSet<AttentionKind> kinds;   // model kinds that have this slot
+  bool joint = true;              // automatic selection picks one backend for every phase
+  std::string flag;               // sets every phase, e.g. --attention-backend
+  std::string prefill_flag;       // e.g. --prefill-attention-backend
+  std::string decode_flag;        // e.g. --decode-attention-backend
+  std::vector<std::string> flag_aliases;  // deprecated spellings still accepted (--nsa-prefill-backend)
+  std::optional<BackendId> sglang_default;  // the value SGLang uses when the flag is absent (not auto-selected)
+  std::string source;
+};
+
+struct Backend {
+  std::string name;
+  std::string title;
+  SlotId slot = 0;
+  std::vector<std::string> aliases;  // deprecated names ("nsa" for "dsa")
+  std::vector<Cell> cells;
+  std::string source;
+  std::string note;
+  std::string pointer;
+};
+
+enum class RuleScope : std::uint8_t {
+  request,  // normalises the request before candidates are evaluated (kv dtype "auto" -> fp8_e4m3)
+  backend,  // evaluated for every candidate backend in every phase
+  plan,     // evaluated once on the chosen backends and page size
+};
+
+// What SGLang does silently when a rule fires.
+struct Effect {
+  std::optional<int> page_size;
+  std::optional<BackendId> backend;
+  std::optional<KvCacheDtype> kv_dtype;
+  bool disable_radix_cache = false;
+  bool any() const { return page_size || backend || kv_dtype || disable_radix_cache; }
+};
+
+struct Rule {
+  RuleInfo info;
+  RuleScope scope = RuleScope::backend;
+  SlotId slot = 0;  // backend scope: the slot whose candidates it judges (default: the first, attention)
+  Condition when;
+  Effect set;
+  bool strict_error = false;  // a warning that --strict turns into an error
+};
+
+// One step of SGLang's automatic selection: when `when` holds, SGLang picks `backend`.
+struct SelectionEntry {
+  RuleInfo info;
+  SlotId slot = 0;
+  EnumSet<Phase> phases;  // phases this entry decides (slots that are not joint decide per phase)
+  Condition when;
+  BackendId backend = kNoBackend;
+};
+
+// What a feature needs and how bad lacking it is (per matrix, in "features").
+struct FeatureRule {
+  RuleInfo info;
+  Condition when;              // request-scope: when the model needs the feature
+  std::uint32_t slots = ~0u;   // bit per slot the check applies to
+};
+
+struct MatrixInfo {
+  std::string engine;         // "sglang"
+  std::string version;        // the matrix's own version
+  std::string engine_version; // the upstream release or commit it describes
+  int schema_version = 1;
+  std::string description;
+  std::string source;
+  std::string origin;         // where it was loaded from: "built-in", a file path
+};
+
+// The engine's own rules (Matrix::builtin).
+enum class BuiltinRule : std::uint8_t {
+  kind, platform, compute_capability, cuda, phase, kv_dtype, page_size, speculative, unknown_device,  // a cell's columns
+  no_backend, default_fails, page_conflict, page_rewrite_conflict,
+  count
+};
+
+// Immutable once loaded; share it across threads freely.
+class ATTNSEL_API Matrix {
+ public:
+  const MatrixInfo& info() const { return info_; }
+  const std::vector<Slot>& slots() const { return slots_; }
+  const std::vector<Backend>& backends() const { return backends_; }
+  const std::vector<Rule>& rules() const { return rules_; }
+  const std::vector<SelectionEntry>& selection() const { return selection_; }
+  // Null when the matrix declares no rule for the feature (then it is never checked).
+  const FeatureRule* feature_rule(Feature f) const;
+  int default_page_size() const { return default_page_size_; }
+  // Rules of the engine itself: a cell's columns (platform, compute capability, KV dtype ...) and
+  // outcomes such as "no backend can run this", indexed by BuiltinRule.
+  const RuleInfo& builtin(BuiltinRule r) const { return builtin_[static_cast<std::size_t>(r)]; }
+
+  // By name or alias; nullopt when unknown.
+  std::optional<BackendId> find_backend(std::string_view name) const;
+  std::optional<BackendId> find_backend(std::string_view name, SlotId slot) const;
+  std::optional<SlotId> find_slot(std::string_view name) const;
+  const Backend& backend(BackendId id) const { return backends_[id]; }
+  const Slot& slot(SlotId id) const { return slots_[id]; }
+  // The names valid in a slot, for error messages.
+  std::vector<std::string> backend_names(SlotId slot) const;
+  // The cell of a backend that covers a kind on a platform, or null.
+  const Cell* cell_for(BackendId id, AttentionKind kind, Platform platform) const;
+  const Rule* find_rule(std::string_view id) const;
+
+  // Rules per scope and, for backend scope, per backend (rules naming no backend apply to all).
+  const std::vector<const Rule*>& rules_in(RuleScope scope) const { return by_scope_[static_cast<int>(scope)]; }
+  const std::vector<const Rule*>& backend_rules(BackendId id) const { return by_backend_[id]; }
+
+ private:
+  friend class MatrixBuilder;
+  MatrixInfo info_;
+  std::vector<Slot> slots_;
+  std::vector<Backend> backends_;
+  std::vector<Rule> rules_;
+  std::vector<SelectionEntry> selection_;
+  std::vector<FeatureRule> features_;
+  std::optional<std::size_t> feature_index_[kFeatureCount];
+  int default_page_size_ = 1;
+  std::vector<RuleInfo> builtin_;
+  std::vector<const Rule*> by_scope_[3];
+  std::vector<std::vector<const Rule*>> by_backend_;
+};
+
+
+// Loading. `origin` names the input in messages ("data/sglang.json", "built-in").
+ATTNSEL_API Result<std::shared_ptr<const Matrix>> load_matrix(std::string_view json_text, std::string_view origin);
+ATTNSEL_API Result<std::shared_ptr<const Matrix>> load_matrix_file(const std::string& path);
+// The matrix compiled into the library (data/sglang.json).
+ATTNSEL_API Result<std::shared_ptr<const Matrix>> builtin_matrix();
+
+}  // namespace attnsel

@@ -1,0 +1,26 @@
+// Rendering: data first, text second. Selections and matrices as text for people and JSON for machines.
+#pragma once
+
+#include <string>
+
+#include "attnsel/export.hpp"
+#include "attnsel/matrix.hpp"
+#include "attnsel/selection.hpp"
+
+namespace attnsel {
+
+struct RenderOptions {
+  bool color = false;  // ANSI colours (the CLI enables them on a terminal without NO_COLOR)
+};
+
+// The plan first, then why, then what was rejected.
+ATTNSEL_API std::string render_text(const Selection& s, const RenderOptions& o = {});
+// The decision step by step.
+ATTNSEL_API std::string render_explain(const Selection& s, const RenderOptions& o = {});
+// One JSON object: ok, plan {...}, errors, warnings, notes, rejected, alternatives, device, model.
+ATTNSEL_API std::string render_json(const Selection& s, int indent = 2);
+
+enum class MatrixFormat { table, markdown, json };
+ATTNSEL_API std::string render_matrix(const Matrix& m, MatrixFormat format, const RenderOptions& o = {});
+
+}  // namespace attnsel

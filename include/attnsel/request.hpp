@@ -1,0 +1,56 @@
+// What the user asks for: a device, a model, and the launch options that matter to attention.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "attnsel/device.hpp"
+#include "attnsel/types.hpp"
+
+namespace attnsel {
+
+// The attention-relevant traits of a model (from a kind name, the model-family table or a config.json).
+struct ModelTraits {
+  AttentionKind kind = AttentionKind::mha;
+  bool sliding_window = false;
+  bool multimodal = false;
+  bool attention_sinks = false;
+  std::string family;        // e.g. "deepseek-v3": selection rules may single a family out
+  std::string architecture;  // e.g. "DeepseekV3ForCausalLM"
+  std::string id;            // what the user named: "deepseek-ai/DeepSeek-V3", "mla", a path
+  std::string origin;        // how the kind was decided: "kind name", "model table", "config.json: kv_lora_rank"
+};
+
+// Explicit backend names for one slot (attention, linear, sparse): every phase, or per phase.
+struct BackendChoice {
+  std::optional<std::string> all;
+  std::optional<std::string> prefill;
+  std::optional<std::string> decode;
+  bool empty() const { return !all && !prefill && !decode; }
+};
+
+struct Request {
+  DeviceInfo device;
+  ModelTraits model;
+  KvCacheDtype kv_cache_dtype = KvCacheDtype::auto_;
+  std::optional<int> page_size;
+  int speculative_topk = 0;  // EAGLE --speculative-eagle-topk; 0 means no speculative decoding
+  Phase speculative_attention_mode = Phase::prefill;
+  BackendChoice attention;   // --attention-backend, --prefill-attention-backend, --decode-attention-backend
+  BackendChoice linear;      // --linear-attn-backend and its per-phase forms (GDN models)
+  BackendChoice sparse;      // --dsa-prefill-backend / --dsa-decode-backend (DSA models)
+  bool deterministic = false;       // --enable-deterministic-inference
+  bool disable_radix_cache = false;  // --disable-radix-cache
+  Preference prefer = Preference::sglang_default;
+  bool strict = false;  // documented caveats (e.g. FlashMLA with FP8 KV) become errors
+
+  // The choice for a slot by its matrix name; null for a slot this request type does not know.
+  const BackendChoice* choice_for(std::string_view slot) const {
+    if (slot == "attention") return &attention;
+    if (slot == "linear") return &linear;
+    if (slot == "sparse") return &sparse;
+    return nullptr;
+  }
+};
+
+}  // namespace attnsel

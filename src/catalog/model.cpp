@@ -1,0 +1,142 @@
+// Model names to attention traits: kind names, the family table, and Hugging Face config.json files.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "attnsel/catalog.hpp"
+#include "core/suggest.hpp"
+#include "matrix/json_reader.hpp"
+
+namespace attnsel {
+
+using detail::json;
+
+namespace {
+
+ModelTraits from_family(const ModelFamily& f) {
+  ModelTraits t;
+  t.kind = f.kind;
+  t.sliding_window = f.sliding_window;
+  t.multimodal = f.multimodal;
+  t.attention_sinks = f.attention_sinks;
+  t.family = f.name;
+  if (!f.architectures.empty()) t.architecture = f.architectures.front();
+  return t;
+}
+
+bool present(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && !it->is_null();
+}
+
+bool layer_types_contain(const json& cfg, std::string_view type) {
+  auto it = cfg.find("layer_types");
+  if (it == cfg.end() || !it->is_array()) return false;
+  for (const auto& v : *it)
+    if (v.is_string() && v.get<std::string>() == type) return true;
+  return false;
+}
+
+}  // namespace
+
+Result<ModelTraits> traits_from_config(const Catalog& catalog, std::string_view json_text, std::string_view origin) {
+  auto parsed = detail::parse_json(json_text, origin);
+  if (!parsed) return parsed.error();
+  const json& cfg = *parsed;
+  if (!cfg.is_object())
+    return Error{ErrorCode::invalid_argument, fmt::format("expected a JSON object, got {}", detail::type_name(cfg)), std::string(origin), {}, {}};
+  // Multimodal configs keep the language model's fields in text_config.
+  const json& text = cfg.contains("text_config") && cfg["text_config"].is_object() ? cfg["text_config"] : cfg;
+
+  ModelTraits t;
+  std::vector<std::string> evidence;
+  if (auto it = cfg.find("architectures"); it != cfg.end()) {
+    if (!it->is_array())
+      return Error{ErrorCode::invalid_argument, "\"architectures\" must be an array of strings", std::string(origin) + "#/architectures", {}, {}};
+    for (const auto& a : *it) {
+      if (!a.is_string()) continue;
+      if (t.architecture.empty()) t.architecture = a.get<std::string>();
+      if (const ModelFamily* f = catalog.family_by_architecture(a.get<std::string>())) {
+        std::string arch = a.get<std::string>();
+        t = from_family(*f);
+        t.architecture = arch;
+        evidence.push_back(fmt::format("architecture {} (family {})", arch, f->name));
+        break;
+      }
+    }
+  }
+  const bool known = !t.family.empty();
+  if (!known && present(text, "kv_lora_rank")) {
+    t.kind = AttentionKind::mla;
+    evidence.push_back("kv_lora_rank");
+  }
+  if ((t.kind == AttentionKind::mla || t.kind == AttentionKind::dsa) && present(text, "index_topk")) {
+    if (t.kind != AttentionKind::dsa) evidence.push_back("index_topk (DeepSeek sparse attention)");
+    t.kind = AttentionKind::dsa;
+  }
+  if (layer_types_contain(text, "linear_attention")) {
+    if (t.kind != AttentionKind::gdn) evidence.push_back("layer_types with linear_attention");
+    t.kind = AttentionKind::gdn;
+  }
+  bool sliding = present(text, "sliding_window") && !(text.contains("use_sliding_window") && text["use_sliding_window"] == false);
+  if (layer_types_contain(text, "sliding_attention")) sliding = true;
+  if (sliding && !t.sliding_window) evidence.push_back("sliding_window");
+  t.sliding_window = t.sliding_window || sliding;
+  if (present(cfg, "vision_config") && !t.multimodal) {
+    t.multimodal = true;
+    evidence.push_back("vision_config");
+  }
+  if (evidence.empty()) evidence.push_back("no MLA, DSA, GDN or sliding-window fields: standard attention");
+  t.origin = fmt::format("{}: {}", origin, fmt::join(evidence, ", "));
+  return t;
+}
+
+Result<ModelTraits> resolve_model(const Catalog& catalog, std::string_view text) {
+  if (auto kind = parse_kind(text)) {
+    ModelTraits t;
+    t.kind = *kind;
+    t.id = std::string(text);
+    t.origin = "kind name";
+    return t;
+  }
+  if (const ModelFamily* f = catalog.family_by_model_id(text)) {
+    ModelTraits t = from_family(*f);
+    t.id = std::string(text);
+    t.origin = fmt::format("model table: family {}", f->name);
+    return t;
+  }
+  if (const ModelFamily* f = catalog.family_by_architecture(text)) {
+    ModelTraits t = from_family(*f);
+    t.id = std::string(text);
+    t.origin = fmt::format("architecture {}: family {}", text, f->name);
+    return t;
+  }
+  std::error_code ec;
+  std::filesystem::path path{std::string(text)};
+  if (std::filesystem::is_directory(path, ec)) path /= "config.json";
+  if (std::filesystem::is_regular_file(path, ec)) {
+    if (std::filesystem::file_size(path, ec) > (64u << 20))
+      return Error{ErrorCode::invalid_argument, "config.json larger than 64 MiB: not a model config", path.string(), {}, {}};
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream content;
+    content << in.rdbuf();
+    if (!in && !in.eof()) return Error{ErrorCode::io_error, "cannot read the model config", path.string(), {}, {}};
+    auto traits = traits_from_config(catalog, content.str(), path.string());
+    if (traits) traits->id = std::string(text);
+    return traits;
+  }
+  Error e{ErrorCode::unknown_name,
+          fmt::format("unknown model '{}': not a kind (mha, mla, gdn, dsa), a model id in the family table, or a path to a "
+                      "config.json or a model directory",
+                      text),
+          "--model", {}, {}};
+  std::vector<std::string> names{"mha", "mla", "gdn", "dsa"};
+  auto ids = catalog.model_ids();
+  names.insert(names.end(), ids.begin(), ids.end());
+  e.suggestion = detail::closest_match(text, names);
+  return e;
+}
+
+}  // namespace attnsel

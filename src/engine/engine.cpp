@@ -1,0 +1,473 @@
+// select(): (Matrix, Request) -> Selection. Pure: no I/O, no globals, every reason returned as data.
+//
+// 1. request rules normalise the request (kv dtype "auto" for DSA ...);
+// 2. per slot (attention, linear, sparse) every backend is judged in every phase: its cell's columns,
+//    the features the model needs, and the backend-scope rules (including SGLang's silent rewrites);
+// 3. explicit choices are taken as given; missing ones follow the matrix's selection entries in order,
+//    as SGLang's automatic selection does;
+// 4. plan rules check the chosen combination; the page-size plan is solved (plan/page_plan.cpp);
+// 5. the chosen backends are judged again at the final page size.
+#include <algorithm>
+#include <array>
+
+#include "attnsel/selection.hpp"
+#include "core/suggest.hpp"
+#include "engine/condition.hpp"
+#include "plan/page_plan.hpp"
+
+namespace attnsel {
+namespace {
+
+using detail::EvalContext;
+using detail::matches;
+
+// One backend judged in one phase.
+struct Verdict {
+  bool evaluated = false;
+  bool valid = false;
+  const Cell* cell = nullptr;
+  BackendId redirect = kNoBackend;  // SGLang silently runs this backend instead
+  const Rule* redirect_rule = nullptr;
+  int page_size = 1;                // after the backend's own page-size rewrites
+  const Rule* page_rule = nullptr;  // the rewrite that set it, if any
+  bool page_from_set = false;       // a fixed-size kernel with no size given: the plan must pick one
+  std::vector<Finding> findings;
+};
+
+class Engine {
+ public:
+  Engine(const std::shared_ptr<const Matrix>& matrix, const Request& request, Selection& out)
+      : m_(*matrix), out_(out) {
+    out_.matrix = matrix;
+    out_.request = request;
+    base_.request = &out_.request;
+    base_.kv_dtype = request.kv_cache_dtype;
+    base_.kv_dtype_explicit = request.kv_cache_dtype != KvCacheDtype::auto_;
+    base_.page_size = request.page_size.value_or(m_.default_page_size());
+    base_.page_size_explicit = request.page_size.has_value();
+    base_.radix_cache = !request.disable_radix_cache;
+    verdicts_.resize(m_.backends().size());
+  }
+
+  std::optional<Error> run() {
+    if (auto err = resolve_explicit()) return err;
+    apply_request_rules();
+    for (SlotId s = 0; s < m_.slots().size(); ++s)
+      if (m_.slot(s).kinds.contains(out_.request.model.kind)) choose(s);
+    if (!out_.slots.empty()) {
+      apply_plan_rules();
+      plan_page_size();
+      revalidate_at_final_page();
+      collect();
+    }
+    return std::nullopt;
+  }
+
+ private:
+  // ---- explicit names ----
+
+  std::optional<Error> resolve_explicit() {
+    explicit_.assign(m_.slots().size(), {kNoBackend, kNoBackend});
+    for (SlotId s = 0; s < m_.slots().size(); ++s) {
+      const Slot& slot = m_.slot(s);
+      const BackendChoice* choice = out_.request.choice_for(slot.name);
+      if (!choice) continue;
+      const std::optional<std::string>* by_phase[kPhaseCount] = {&choice->prefill, &choice->decode};
+      for (int p = 0; p < kPhaseCount; ++p) {
+        const std::optional<std::string>& name = by_phase[p]->has_value() ? *by_phase[p] : choice->all;
+        if (!name) continue;
+        auto id = m_.find_backend(*name, s);
+        if (!id) return unknown_backend(s, *name, by_phase[p]->has_value() ? (p == 0 ? slot.prefill_flag : slot.decode_flag)
+                                                                          : slot.flag);
+        explicit_[s][p] = *id;
+      }
+    }
+    return std::nullopt;
+  }
+
+  Error unknown_backend(SlotId s, const std::string& name, const std::string& flag) const {
+    Error e;
+    e.code = ErrorCode::unknown_name;
+    e.where = flag;
+    e.choices = m_.backend_names(s);
+    e.suggestion = detail::closest_match(name, e.choices);
+    e.message = "unknown " + m_.slot(s).title + " backend '" + name + "'";
+    for (SlotId other = 0; other < m_.slots().size(); ++other)
+      if (other != s && m_.find_backend(name, other))
+        e.message += " ('" + name + "' is a " + m_.slot(other).title + " backend)";
+    return e;
+  }
+
+  // ---- request rules ----
+
+  void apply_request_rules() {
+    for (const Rule* rule : m_.rules_in(RuleScope::request)) {
+      if (!matches(rule->when, base_)) continue;
+      Finding f = finding(rule->info, effective_severity(*rule));
+      if (rule->set.kv_dtype) {
+        f.from = static_cast<int>(base_.kv_dtype);
+        f.to = static_cast<int>(*rule->set.kv_dtype);
+        f.values = Finding::Values::kv_dtype;
+        if (f.from == f.to) continue;
+        // Resolving "auto" is a default, not a rewrite of what the user said.
+        if (!base_.kv_dtype_explicit) f.severity = Severity::info;
+        base_.kv_dtype = *rule->set.kv_dtype;
+      }
+      if (rule->set.disable_radix_cache) base_.radix_cache = false;
+      add(f);
+      out_.trace.push_back({TraceStep::Kind::request_rule, 0, -1, kNoBackend, &rule->info});
+    }
+    out_.kv_cache_dtype = base_.kv_dtype;
+  }
+
+  // ---- judging candidates ----
+
+  const Verdict& judge(BackendId b, int phase) {
+    Verdict& v = verdicts_[b][static_cast<std::size_t>(phase)];
+    if (v.evaluated) return v;
+    v = Verdict{};
+    v.evaluated = true;
+    const SlotId s = m_.backend(b).slot;
+    EvalContext ctx = base_;
+    ctx.backend = b;
+    ctx.phase = phase;
+    ctx.backend_explicit = explicit_[s][static_cast<std::size_t>(phase)] == b;
+    judge_into(v, b, phase, ctx);
+    return v;
+  }
+
+  void judge_into(Verdict& v, BackendId b, int phase, EvalContext& ctx) {
+    const Request& req = out_.request;
+    const Cell* cell = m_.cell_for(b, req.model.kind, req.device.platform);
+    auto reject = [&](BuiltinRule check, int value = 0) {
+      Finding f = finding(m_.builtin(check), Severity::error, b, phase);
+      f.cell = cell;
+      f.from = value;
+      f.values = Finding::Values::page_size;
+      v.findings.push_back(f);
+    };
+    if (!cell) {
+      const auto& cells = m_.backend(b).cells;
+      bool kind_ok = std::any_of(cells.begin(), cells.end(), [&](const Cell& c) { return c.kinds.contains(req.model.kind); });
+      reject(kind_ok ? BuiltinRule::platform : BuiltinRule::kind);
+      v.valid = false;
+      return;
+    }
+    v.cell = cell;
+
+    // SGLang's silent rewrites first: later rules see the rewritten page size.
+    for (const Rule* rule : m_.backend_rules(b)) {
+      if (!rule->set.any() || !matches(rule->when, ctx)) continue;
+      Finding f = finding(rule->info, rule->info.severity, b, phase);
+      if (rule->set.backend) {
+        f.from = b;
+        f.to = *rule->set.backend;
+        f.values = Finding::Values::backend;
+        if (!ctx.backend_explicit) f.severity = Severity::info;
+        v.redirect = *rule->set.backend;
+        v.redirect_rule = rule;
+        v.findings.push_back(f);
+        v.valid = true;  // the backend that runs is judged on its own
+        return;
+      }
+      if (rule->set.page_size && *rule->set.page_size != ctx.page_size) {
+        f.from = ctx.page_size;
+        f.to = *rule->set.page_size;
+        f.values = Finding::Values::page_size;
+        if (!ctx.page_size_explicit) f.severity = Severity::info;
+        ctx.page_size = *rule->set.page_size;
+        v.page_rule = rule;
+        v.findings.push_back(f);
+      }
+    }
+    v.page_size = ctx.page_size;
+
+    for (const Rule* rule : m_.backend_rules(b)) {
+      if (rule->set.any() || !matches(rule->when, ctx)) continue;
+      v.findings.push_back(finding(rule->info, effective_severity(*rule), b, phase));
+    }
+
+    const auto& cc = req.device.compute_capability;
+    if (!cell->compute_capability.empty()) {
+      if (!cc) reject(BuiltinRule::unknown_device);
+      else if (std::none_of(cell->compute_capability.begin(), cell->compute_capability.end(),
+                            [&](const VersionRange& r) { return r.contains(*cc); }))
+        reject(BuiltinRule::compute_capability);
+    }
+    if (cell->min_cuda && req.device.cuda && *req.device.cuda < *cell->min_cuda) reject(BuiltinRule::cuda);
+    if (!cell->phases.contains(static_cast<Phase>(phase))) reject(BuiltinRule::phase);
+    if (!cell->kv_dtypes.contains(ctx.kv_dtype)) reject(BuiltinRule::kv_dtype);
+    if (!cell->page_size.allows(ctx.page_size)) {
+      // A size the user asked for (or SGLang forced) that the kernel cannot run; with no size given the plan picks one.
+      if (ctx.page_size_explicit || v.page_rule) reject(BuiltinRule::page_size, ctx.page_size);
+      else v.page_from_set = true;
+    }
+    const int topk = req.speculative_topk;
+    if (topk > 0) {
+      bool ok = cell->speculative == TopkSupport::any || (cell->speculative == TopkSupport::one && topk == 1) ||
+                (cell->speculative == TopkSupport::many_at_page1 && (topk == 1 || ctx.page_size == 1));
+      if (!ok) reject(BuiltinRule::speculative);
+    }
+    for (int fi = 0; fi < kFeatureCount; ++fi) {
+      const FeatureRule* rule = m_.feature_rule(static_cast<Feature>(fi));
+      if (rule && (rule->slots >> m_.backend(b).slot & 1u) && !cell->has(static_cast<Feature>(fi)) && matches(rule->when, ctx))
+        v.findings.push_back(finding(rule->info, rule->info.severity, b, phase));
+    }
+    v.valid = std::none_of(v.findings.begin(), v.findings.end(), [](const Finding& f) { return f.severity == Severity::error; });
+  }
+
+  // The backend that actually runs for a choice (following a silent rewrite) and whether it is usable.
+  BackendId runs(BackendId b, int phase) {
+    const Verdict& v = judge(b, phase);
+    return v.redirect != kNoBackend ? v.redirect : b;
+  }
+  bool usable(BackendId b, int phase) { return judge(runs(b, phase), phase).valid; }
+
+  // ---- choosing ----
+
+  void choose(SlotId s) {
+    const Slot& slot = m_.slot(s);
+    SlotPlan plan;
+    plan.slot = s;
+    std::array<bool, kPhaseCount> open{};
+    for (int p = 0; p < kPhaseCount; ++p) {
+      BackendId b = explicit_[s][static_cast<std::size_t>(p)];
+      if (b == kNoBackend) {
+        open[static_cast<std::size_t>(p)] = true;
+        continue;
+      }
+      plan.phase[p] = {b, ChoiceOrigin::explicit_flag, nullptr, b};
+      out_.trace.push_back({TraceStep::Kind::explicit_choice, s, static_cast<std::int8_t>(p), b, nullptr});
+    }
+    if (slot.joint) {
+      std::vector<int> phases;
+      for (int p = 0; p < kPhaseCount; ++p)
+        if (open[static_cast<std::size_t>(p)]) phases.push_back(p);
+      if (!phases.empty()) auto_choose(s, phases, plan);
+    } else {
+      for (int p = 0; p < kPhaseCount; ++p)
+        if (open[static_cast<std::size_t>(p)]) auto_choose(s, {p}, plan);
+    }
+    for (int p = 0; p < kPhaseCount; ++p) follow_rewrite(plan.phase[p], p, s);
+    out_.slots.push_back(plan);
+  }
+
+  void auto_choose(SlotId s, const std::vector<int>& phases, SlotPlan& plan) {
+    auto usable_everywhere = [&](BackendId b) {
+      return std::all_of(phases.begin(), phases.end(), [&](int p) { return usable(b, p); });
+    };
+    auto take = [&](BackendId b, ChoiceOrigin origin, const RuleInfo* why) {
+      for (int p : phases) plan.phase[p] = {b, origin, why, b};
+    };
+    const std::int8_t phase_tag = phases.size() == 1 ? static_cast<std::int8_t>(phases[0]) : -1;
+    const SelectionEntry* sglang_choice = nullptr;  // the first entry that matched: what SGLang itself would run
+    for (const auto& entry : m_.selection()) {
+      if (entry.slot != s || !std::all_of(phases.begin(), phases.end(), [&](int p) { return entry.phases.contains(static_cast<Phase>(p)); }))
+        continue;
+      if (!matches(entry.when, base_)) continue;
+      if (!sglang_choice) sglang_choice = &entry;
+      if (usable_everywhere(entry.backend)) {
+        take(entry.backend, sglang_choice == &entry ? ChoiceOrigin::sglang_auto : ChoiceOrigin::attnsel_auto, &entry.info);
+        out_.trace.push_back({TraceStep::Kind::entry_matched, s, phase_tag, entry.backend, &entry.info});
+        if (sglang_choice != &entry) note_default_fails(*sglang_choice, entry.backend, phase_tag);
+        return;
+      }
+      out_.trace.push_back({TraceStep::Kind::entry_failed, s, phase_tag, entry.backend, &entry.info});
+    }
+    const Slot& slot = m_.slot(s);
+    if (slot.sglang_default && !sglang_choice) {
+      take(*slot.sglang_default, ChoiceOrigin::slot_default, nullptr);
+      out_.trace.push_back({TraceStep::Kind::slot_default, s, phase_tag, *slot.sglang_default, nullptr});
+      return;
+    }
+    for (BackendId b = 0; b < m_.backends().size(); ++b) {
+      if (m_.backend(b).slot != s || !usable_everywhere(b)) continue;
+      take(b, ChoiceOrigin::attnsel_auto, nullptr);
+      out_.trace.push_back({TraceStep::Kind::fallback, s, phase_tag, b, nullptr});
+      if (sglang_choice) note_default_fails(*sglang_choice, b, phase_tag);
+      return;
+    }
+    // Nothing runs here: report SGLang's own choice (or the slot default) so its reasons show.
+    BackendId shown = sglang_choice ? sglang_choice->backend : slot.sglang_default.value_or(kNoBackend);
+    Finding f = finding(m_.builtin(BuiltinRule::no_backend), Severity::error);
+    f.from = s;
+    f.values = Finding::Values::slot;
+    add(f);
+    if (shown != kNoBackend) take(shown, ChoiceOrigin::sglang_auto, sglang_choice ? &sglang_choice->info : nullptr);
+    else for (int p : phases) plan.phase[p].backend = kNoBackend;
+  }
+
+  void note_default_fails(const SelectionEntry& entry, BackendId picked, std::int8_t phase) {
+    Finding f = finding(m_.builtin(BuiltinRule::default_fails), Severity::warning, entry.backend, phase);
+    f.from = entry.backend;
+    f.to = picked;
+    f.values = Finding::Values::backend;
+    add(f);
+  }
+
+  void follow_rewrite(PhaseChoice& c, int p, SlotId s) {
+    if (c.backend == kNoBackend) return;
+    const Verdict& v = judge(c.backend, p);
+    if (v.redirect == kNoBackend) return;
+    c.requested = c.backend;
+    c.backend = v.redirect;
+    c.origin = ChoiceOrigin::rewritten;
+    c.decided_by = &v.redirect_rule->info;
+    out_.trace.push_back({TraceStep::Kind::rewrite, s, static_cast<std::int8_t>(p), c.backend, c.decided_by});
+  }
+
+  // ---- plan rules and the page size ----
+
+  EvalContext plan_context(int phase) const {
+    EvalContext ctx = base_;
+    ctx.prefill = out_.slots.front().phase[0].backend;
+    ctx.decode = out_.slots.front().phase[1].backend;
+    ctx.phase = phase;
+    ctx.backend = phase >= 0 ? out_.slots.front().phase[phase].backend : kNoBackend;
+    ctx.page_size = out_.page.page_size;
+    return ctx;
+  }
+
+  void apply_plan_rules() {
+    for (const Rule* rule : m_.rules_in(RuleScope::plan)) {
+      const bool per_phase = rule->when.uses() & (Condition::f_backend | Condition::f_phase);
+      for (int p = per_phase ? 0 : -1; p < (per_phase ? kPhaseCount : 0); ++p) {
+        EvalContext ctx = plan_context(p);
+        ctx.page_size = base_.page_size;
+        if (!matches(rule->when, ctx)) continue;
+        if (rule->set.disable_radix_cache) base_.radix_cache = false;
+        add(finding(rule->info, effective_severity(*rule), ctx.backend, static_cast<std::int8_t>(p)));
+        out_.trace.push_back({TraceStep::Kind::plan_rule, 0, static_cast<std::int8_t>(p), ctx.backend, &rule->info});
+        break;  // one finding per rule
+      }
+    }
+    out_.radix_cache = base_.radix_cache;
+  }
+
+  void plan_page_size() {
+    std::vector<detail::PageInput> inputs;
+    for (const auto& sp : out_.slots)
+      for (int p = 0; p < kPhaseCount; ++p) {
+        BackendId b = sp.phase[p].backend;
+        if (b == kNoBackend) continue;
+        const Verdict& v = judge(b, p);
+        if (!v.cell) continue;
+        inputs.push_back({b, static_cast<Phase>(p), v.cell, v.page_rule ? v.page_size : std::optional<int>{},
+                          v.page_rule ? &v.page_rule->info : nullptr});
+      }
+    std::vector<Finding> findings;
+    out_.page = detail::solve_page_plan(inputs, out_.request.page_size, m_.default_page_size(), out_.request.prefer,
+                                        findings, m_.builtin(BuiltinRule::page_conflict),
+                                        m_.builtin(BuiltinRule::page_rewrite_conflict));
+    for (const auto& f : findings) add(f);
+    out_.trace.push_back({TraceStep::Kind::page, 0, -1, kNoBackend, out_.page.rewrite_rule});
+  }
+
+  // A choice judged at the default page size may not hold at the planned one (topk > 1 at page 1 ...).
+  void revalidate_at_final_page() {
+    if (out_.page.page_size == base_.page_size) return;
+    base_.page_size = out_.page.page_size;
+    for (auto& sp : out_.slots)
+      for (int p = 0; p < kPhaseCount; ++p) {
+        BackendId b = sp.phase[p].backend;
+        if (b == kNoBackend) continue;
+        Verdict& v = verdicts_[b][static_cast<std::size_t>(p)];
+        Verdict again;
+        again.evaluated = true;
+        EvalContext ctx = base_;
+        ctx.backend = b;
+        ctx.phase = p;
+        ctx.backend_explicit = sp.phase[p].origin == ChoiceOrigin::explicit_flag;
+        ctx.page_size_explicit = true;  // the plan states it on the command line
+        judge_into(again, b, p, ctx);
+        v = std::move(again);
+      }
+  }
+
+  // ---- results ----
+
+  void collect() {
+    std::vector<std::pair<BackendId, int>> chosen;
+    for (const auto& sp : out_.slots)
+      for (int p = 0; p < kPhaseCount; ++p) {
+        const PhaseChoice& c = sp.phase[p];
+        if (c.backend == kNoBackend) continue;
+        if (c.requested != c.backend) {
+          for (const auto& f : judge(c.requested, p).findings) add_once(f);
+        }
+        chosen.emplace_back(c.backend, p);
+        for (const auto& f : judge(c.backend, p).findings) add_once(f);
+      }
+    for (BackendId b = 0; b < m_.backends().size(); ++b) {
+      if (!m_.slot(m_.backend(b).slot).kinds.contains(out_.request.model.kind)) continue;
+      bool is_chosen = std::any_of(chosen.begin(), chosen.end(), [&](const auto& c) { return c.first == b; });
+      if (is_chosen) continue;
+      Rejection r;
+      r.backend = b;
+      for (int p = 0; p < kPhaseCount; ++p) {
+        const Verdict& v = judge(b, p);
+        if (v.valid && v.redirect == kNoBackend) continue;
+        for (const auto& f : v.findings) {
+          // A silently replaced backend shows the replacement; a rejected one its errors.
+          if (v.redirect == kNoBackend ? f.severity != Severity::error : f.to != v.redirect) continue;
+          auto same = std::find_if(r.reasons.begin(), r.reasons.end(), [&](const Finding& g) { return g.rule == f.rule; });
+          if (same == r.reasons.end()) r.reasons.push_back(f);
+          else if (same->phase != f.phase) same->phase = -1;  // fails in every phase
+        }
+      }
+      if (r.reasons.empty()) out_.alternatives.push_back(b);
+      else out_.rejected.push_back(std::move(r));
+    }
+  }
+
+  // ---- findings ----
+
+  Severity effective_severity(const Rule& rule) const {
+    if (rule.strict_error && out_.request.strict) return Severity::error;
+    return rule.info.severity;
+  }
+
+  static Finding finding(const RuleInfo& info, Severity severity, BackendId b = kNoBackend, int phase = -1) {
+    Finding f;
+    f.rule = &info;
+    f.severity = severity;
+    f.backend = b;
+    f.phase = static_cast<std::int8_t>(phase);
+    return f;
+  }
+
+  void add(const Finding& f) {
+    switch (f.severity) {
+      case Severity::error: out_.errors.push_back(f); break;
+      case Severity::warning: out_.warnings.push_back(f); break;
+      case Severity::info: out_.notes.push_back(f); break;
+    }
+  }
+
+  void add_once(const Finding& f) {
+    auto& list = f.severity == Severity::error ? out_.errors : f.severity == Severity::warning ? out_.warnings : out_.notes;
+    for (auto& g : list)
+      if (g.rule == f.rule && g.backend == f.backend) {
+        if (g.phase != f.phase) g.phase = -1;
+        return;
+      }
+    list.push_back(f);
+  }
+
+  const Matrix& m_;
+  Selection& out_;
+  EvalContext base_;
+  std::vector<std::array<BackendId, kPhaseCount>> explicit_;
+  std::vector<std::array<Verdict, kPhaseCount>> verdicts_;
+};
+
+}  // namespace
+
+Result<Selection> select(const std::shared_ptr<const Matrix>& matrix, const Request& request) {
+  Selection out;
+  Engine engine(matrix, request, out);
+  if (auto err = engine.run()) return *err;
+  return out;
+}
+
+}  // namespace attnsel

@@ -1,0 +1,687 @@
+// Reads a matrix JSON document into a Matrix, validating as it goes: types, unknown keys,
+// names that must exist, scope rules of conditions, cyclic backend rewrites.
+#include <algorithm>
+#include <fstream>
+#include <functional>
+#include <tuple>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "attnsel/matrix.hpp"
+#include "core/suggest.hpp"
+#include "matrix/embedded.hpp"
+#include "matrix/json_reader.hpp"
+
+namespace attnsel {
+
+using detail::escape_pointer;
+using detail::expect_int;
+using detail::expect_string;
+using detail::fail;
+using detail::json;
+using detail::ObjectReader;
+
+inline constexpr int kSchemaVersion = 1;
+inline constexpr int kMaxPageSize = 1 << 20;
+inline constexpr int kMaxTopk = 1 << 16;
+
+class MatrixBuilder {
+ public:
+  explicit MatrixBuilder(Matrix& m) : m_(m) {}
+
+  void build(const json& root, std::string_view origin) {
+    m_.info_.origin = std::string(origin);
+    ObjectReader r(root, "");
+    r.get("$schema");
+    int schema = expect_int(r.require("schema_version"), "/schema_version", 0, 1000);
+    if (schema != kSchemaVersion)
+      fail("/schema_version", fmt::format("this attnsel reads schema_version {}, the file has {}", kSchemaVersion, schema));
+    m_.info_.schema_version = schema;
+    read_info(r.require("matrix"), "/matrix");
+    read_slots(r.require("slots"), "/slots");
+    // Backends before anything that names them.
+    read_backends(r.require("backends"), "/backends");
+    if (const json* f = r.get("features")) read_features(*f, "/features");
+    read_rules(r.require("rules"), "/rules");
+    read_selection(r.require("selection"), "/selection");
+    r.finish();
+    check_rewrite_cycles();
+    index();
+    make_builtin_rules();
+  }
+
+ private:
+  // ---- small readers ----
+
+  template <class E>
+  EnumSet<E> enum_set(const json& j, const std::string& ptr, std::optional<E> (*parse)(std::string_view),
+                      std::string_view valid) {
+    EnumSet<E> out;
+    auto one = [&](const json& v, const std::string& p) {
+      std::string s = expect_string(v, p);
+      auto e = parse(s);
+      if (!e) fail(p, fmt::format("unknown value \"{}\"; valid: {}", s, valid));
+      out.insert(*e);
+    };
+    if (j.is_array()) {
+      if (j.empty()) fail(ptr, "expected at least one value");
+      for (std::size_t i = 0; i < j.size(); ++i) one(j[i], fmt::format("{}/{}", ptr, i));
+    } else {
+      one(j, ptr);
+    }
+    return out;
+  }
+
+  static Version version(const json& j, const std::string& ptr) {
+    std::string s = expect_string(j, ptr);
+    auto v = parse_version(s);
+    if (!v) fail(ptr, fmt::format("expected a version like \"9.0\" or \"12.8\", got \"{}\"", s));
+    return *v;
+  }
+
+  static std::vector<VersionRange> ranges(const json& j, const std::string& ptr) {
+    std::vector<VersionRange> out;
+    auto one = [&](const json& v, const std::string& p) {
+      ObjectReader r(v, p);
+      VersionRange range;
+      if (const json* lo = r.get("min")) range.min = version(*lo, r.child("min"));
+      if (const json* hi = r.get("max")) range.max = version(*hi, r.child("max"));
+      r.finish();
+      if (!range.min && !range.max) fail(p, "a range needs \"min\", \"max\" or both");
+      if (range.min && range.max && !(*range.min < *range.max))
+        fail(p, fmt::format("empty range: min {} is not below max {} (ranges are half-open [min, max))",
+                            to_string(*range.min), to_string(*range.max)));
+      out.push_back(range);
+    };
+    if (j.is_array()) {
+      if (j.empty()) fail(ptr, "expected at least one range");
+      for (std::size_t i = 0; i < j.size(); ++i) one(j[i], fmt::format("{}/{}", ptr, i));
+    } else {
+      one(j, ptr);
+    }
+    return out;
+  }
+
+  static IntMatch int_match(const json& j, const std::string& ptr, int max) {
+    IntMatch m;
+    if (j.is_number_integer()) {
+      m.values.push_back(expect_int(j, ptr, 0, max));
+    } else if (j.is_array()) {
+      if (j.empty()) fail(ptr, "expected at least one value");
+      for (std::size_t i = 0; i < j.size(); ++i) m.values.push_back(expect_int(j[i], fmt::format("{}/{}", ptr, i), 0, max));
+    } else if (j.is_object()) {
+      ObjectReader r(j, ptr);
+      if (const json* lo = r.get("min")) m.min = expect_int(*lo, r.child("min"), 0, max);
+      if (const json* hi = r.get("max")) m.max = expect_int(*hi, r.child("max"), 0, max);
+      r.finish();
+      if (!m.min && !m.max) fail(ptr, "a range needs \"min\", \"max\" or both");
+      if (m.min && m.max && *m.min >= *m.max) fail(ptr, "empty range: min must be below max (half-open [min, max))");
+    } else {
+      fail(ptr, fmt::format("expected an integer, an array of integers or {{\"min\", \"max\"}}, got {}",
+                            detail::type_name(j)));
+    }
+    return m;
+  }
+
+  static bool boolean(const json& j, const std::string& ptr) {
+    if (!j.is_boolean()) fail(ptr, fmt::format("expected true or false, got {}", detail::type_name(j)));
+    return j.get<bool>();
+  }
+
+  RuleInfo rule_info(ObjectReader& r, bool needs_message) {
+    RuleInfo info;
+    info.id = r.string("id");
+    if (info.id.empty() || info.id.find_first_of(" \t\n") != std::string::npos)
+      fail(r.child("id"), "a rule id is a non-empty word without spaces");
+    if (const json* s = r.get("severity")) {
+      std::string text = expect_string(*s, r.child("severity"));
+      auto sev = parse_severity(text);
+      if (!sev) fail(r.child("severity"), fmt::format("unknown severity \"{}\"; valid: info, warning, error", text));
+      info.severity = *sev;
+    }
+    if (needs_message) info.message = r.string("message");
+    else info.message = r.optional_string("message").value_or("");
+    info.source = r.string("source");
+    if (info.source.empty()) fail(r.child("source"), "every fact needs a source");
+    info.note = r.optional_string("note").value_or("");
+    info.pointer = r.pointer();
+    check_placeholders(info.message, r.child("message"));
+    return info;
+  }
+
+  static void check_placeholders(const std::string& message, const std::string& ptr) {
+    static const char* known[] = {"backend", "phase", "kind",  "gpu",     "cuda",     "kv_dtype", "topk", "page_size",
+                                  "from",    "to",    "supported", "platform", "title", "model"};
+    for (std::size_t open = message.find('{'); open != std::string::npos; open = message.find('{', open + 1)) {
+      auto close = message.find('}', open);
+      if (close == std::string::npos) fail(ptr, "unbalanced '{' in message");
+      std::string name = message.substr(open + 1, close - open - 1);
+      if (std::find(std::begin(known), std::end(known), name) == std::end(known))
+        fail(ptr, fmt::format("unknown placeholder {{{}}}; valid: backend, phase, kind, gpu, cuda, kv_dtype, topk, "
+                              "page_size, from, to, supported, platform, title, model",
+                              name));
+    }
+  }
+
+  // "triton" names the attention slot's backend; "linear:triton" another slot's.
+  BackendId backend_ref(const std::string& text, const std::string& ptr, std::optional<SlotId> slot = std::nullopt) {
+    std::string name = text;
+    std::optional<SlotId> in = slot;
+    if (auto colon = text.find(':'); colon != std::string::npos) {
+      auto s = m_.find_slot(text.substr(0, colon));
+      if (!s) fail(ptr, fmt::format("unknown slot \"{}\" in \"{}\"", text.substr(0, colon), text));
+      in = *s;
+      name = text.substr(colon + 1);
+    }
+    SlotId sid = in.value_or(0);
+    for (BackendId id = 0; id < m_.backends_.size(); ++id)
+      if (m_.backends_[id].slot == sid && m_.backends_[id].name == name) return id;
+    std::string hint = detail::closest_match(name, m_.backend_names(sid));
+    fail(ptr, fmt::format("unknown backend \"{}\" in slot \"{}\"{}", name, m_.slots_[sid].name,
+                          hint.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", hint)));
+  }
+
+  BackendSet backend_set(const json& j, const std::string& ptr) {
+    BackendSet set;
+    auto one = [&](const json& v, const std::string& p) { set.set(backend_ref(expect_string(v, p), p)); };
+    if (j.is_array()) {
+      if (j.empty()) fail(ptr, "expected at least one backend");
+      for (std::size_t i = 0; i < j.size(); ++i) one(j[i], fmt::format("{}/{}", ptr, i));
+    } else {
+      one(j, ptr);
+    }
+    return set;
+  }
+
+  // ---- conditions ----
+
+  Condition condition(const json& j, const std::string& ptr, RuleScope scope) {
+    ObjectReader r(j, ptr);
+    Condition c;
+    auto take = [&](const char* key, Condition::Field field) -> const json* {
+      const json* v = r.get(key);
+      if (v) c.fields |= field;
+      return v;
+    };
+    if (auto v = take("backend", Condition::f_backend)) c.backend = backend_set(*v, r.child("backend"));
+    if (auto v = take("phase", Condition::f_phase)) c.phase = enum_set<Phase>(*v, r.child("phase"), parse_phase, "prefill, decode");
+    if (auto v = take("prefill_backend", Condition::f_prefill_backend)) c.prefill_backend = backend_set(*v, r.child("prefill_backend"));
+    if (auto v = take("decode_backend", Condition::f_decode_backend)) c.decode_backend = backend_set(*v, r.child("decode_backend"));
+    if (auto v = take("any_backend", Condition::f_any_backend)) c.any_backend = backend_set(*v, r.child("any_backend"));
+    if (auto v = take("hybrid", Condition::f_hybrid)) c.hybrid = boolean(*v, r.child("hybrid"));
+    if (auto v = take("kind", Condition::f_kind)) c.kind = enum_set<AttentionKind>(*v, r.child("kind"), parse_kind, kind_names());
+    if (auto v = take("platform", Condition::f_platform))
+      c.platform = enum_set<Platform>(*v, r.child("platform"), parse_platform, platform_names());
+    if (auto v = take("cc", Condition::f_cc)) c.cc = ranges(*v, r.child("cc"));
+    if (auto v = take("cuda", Condition::f_cuda)) c.cuda = ranges(*v, r.child("cuda"));
+    if (auto v = take("kv_dtype", Condition::f_kv_dtype))
+      c.kv_dtype = enum_set<KvCacheDtype>(*v, r.child("kv_dtype"), parse_kv_dtype, kv_dtype_names());
+    if (auto v = take("topk", Condition::f_topk)) c.topk = int_match(*v, r.child("topk"), kMaxTopk);
+    if (auto v = take("page_size", Condition::f_page_size)) c.page_size = int_match(*v, r.child("page_size"), kMaxPageSize);
+    if (auto v = take("page_size_explicit", Condition::f_page_size_explicit))
+      c.page_size_explicit = boolean(*v, r.child("page_size_explicit"));
+    if (auto v = take("backend_explicit", Condition::f_backend_explicit))
+      c.backend_explicit = boolean(*v, r.child("backend_explicit"));
+    if (auto v = take("kv_dtype_explicit", Condition::f_kv_dtype_explicit))
+      c.kv_dtype_explicit = boolean(*v, r.child("kv_dtype_explicit"));
+    if (auto v = take("sliding_window", Condition::f_sliding_window)) c.sliding_window = boolean(*v, r.child("sliding_window"));
+    if (auto v = take("multimodal", Condition::f_multimodal)) c.multimodal = boolean(*v, r.child("multimodal"));
+    if (auto v = take("attention_sinks", Condition::f_attention_sinks))
+      c.attention_sinks = boolean(*v, r.child("attention_sinks"));
+    if (auto v = take("deterministic", Condition::f_deterministic)) c.deterministic = boolean(*v, r.child("deterministic"));
+    if (auto v = take("radix_cache", Condition::f_radix_cache)) c.radix_cache = boolean(*v, r.child("radix_cache"));
+    if (auto v = take("family", Condition::f_family)) {
+      c.family = r.strings("family");
+      (void)v;
+    }
+    if (auto v = take("speculative_attention_mode", Condition::f_spec_mode)) {
+      std::string s = expect_string(*v, r.child("speculative_attention_mode"));
+      auto p = parse_phase(s);
+      if (!p) fail(r.child("speculative_attention_mode"), fmt::format("unknown value \"{}\"; valid: prefill, decode", s));
+      c.spec_mode = *p;
+    }
+    auto nested_list = [&](const char* key, std::vector<Condition>& out) {
+      const json* v = r.get(key);
+      if (!v) return;
+      if (!v->is_array() || v->empty()) fail(r.child(key), "expected a non-empty array of conditions");
+      for (std::size_t i = 0; i < v->size(); ++i) out.push_back(condition((*v)[i], fmt::format("{}/{}", r.child(key), i), scope));
+    };
+    nested_list("all", c.all);
+    nested_list("any", c.any);
+    if (const json* v = r.get("not")) c.none.push_back(condition(*v, r.child("not"), scope));
+    r.finish();
+
+    const std::uint32_t used = c.uses();
+    const std::uint32_t candidate = Condition::f_backend | Condition::f_phase | Condition::f_backend_explicit;
+    const std::uint32_t plan = Condition::f_prefill_backend | Condition::f_decode_backend | Condition::f_any_backend |
+                               Condition::f_hybrid | Condition::f_radix_cache;
+    if (scope == RuleScope::request && (used & (candidate | plan)))
+      fail(ptr, "a request-scope condition cannot test backends, phases or the plan (use scope \"backend\" or \"plan\")");
+    if (scope == RuleScope::backend && (used & plan))
+      fail(ptr, "a backend-scope condition cannot test prefill_backend, decode_backend, any_backend, hybrid or "
+                "radix_cache (use scope \"plan\")");
+    return c;
+  }
+
+  // ---- sections ----
+
+  void read_info(const json& j, const std::string& ptr) {
+    ObjectReader r(j, ptr);
+    m_.info_.engine = r.string("engine");
+    m_.info_.version = r.string("version");
+    m_.info_.engine_version = r.string("engine_version");
+    m_.info_.description = r.optional_string("description").value_or("");
+    m_.info_.source = r.string("source");
+    if (const json* p = r.get("default_page_size")) m_.default_page_size_ = expect_int(*p, r.child("default_page_size"), 1, kMaxPageSize);
+    r.finish();
+  }
+
+  void read_slots(const json& j, const std::string& ptr) {
+    if (!j.is_array() || j.empty()) fail(ptr, "expected a non-empty array of slots");
+    if (j.size() > 8) fail(ptr, "at most 8 slots");
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      ObjectReader r(j[i], fmt::format("{}/{}", ptr, i));
+      Slot s;
+      s.name = r.string("name");
+      if (m_.find_slot(s.name)) fail(r.child("name"), fmt::format("duplicate slot \"{}\"", s.name));
+      s.title = r.optional_string("title").value_or(s.name);
+      s.kinds = enum_set<AttentionKind>(r.require("kinds"), r.child("kinds"), parse_kind, kind_names());
+      s.joint = r.boolean("joint", true);
+      s.flag = r.optional_string("flag").value_or("");
+      s.prefill_flag = r.string("prefill_flag");
+      s.decode_flag = r.string("decode_flag");
+      s.flag_aliases = r.strings("flag_aliases");
+      if (r.has("default")) pending_slot_defaults_.emplace_back(static_cast<SlotId>(m_.slots_.size()), r.string("default"), r.child("default"));
+      s.source = r.string("source");
+      r.finish();
+      m_.slots_.push_back(std::move(s));
+    }
+  }
+
+  Cell cell(const json& j, const std::string& ptr, const std::string& backend_source) {
+    ObjectReader r(j, ptr);
+    Cell c;
+    c.pointer = ptr;
+    c.kinds = enum_set<AttentionKind>(r.require("kinds"), r.child("kinds"), parse_kind, kind_names());
+    c.platforms = enum_set<Platform>(r.require("platforms"), r.child("platforms"), parse_platform, platform_names());
+    if (const json* cc = r.get("compute_capability")) c.compute_capability = ranges(*cc, r.child("compute_capability"));
+    if (const json* cu = r.get("min_cuda")) c.min_cuda = version(*cu, r.child("min_cuda"));
+    c.phases = r.has("phases") ? enum_set<Phase>(r.require("phases"), r.child("phases"), parse_phase, "prefill, decode")
+                               : EnumSet<Phase>{Phase::prefill, Phase::decode};
+    const json& page = r.require("page_size");
+    if (page.is_string()) {
+      std::string mode = page.get<std::string>();
+      if (mode == "any") c.page_size.mode = PageMode::any;
+      else if (mode == "emulated") c.page_size.mode = PageMode::emulated;
+      else fail(r.child("page_size"), fmt::format("expected \"any\", \"emulated\" or an array of sizes, got \"{}\"", mode));
+    } else if (page.is_array() && !page.empty()) {
+      c.page_size.mode = PageMode::fixed;
+      for (std::size_t i = 0; i < page.size(); ++i)
+        c.page_size.sizes.push_back(expect_int(page[i], fmt::format("{}/{}", r.child("page_size"), i), 1, kMaxPageSize));
+      std::sort(c.page_size.sizes.begin(), c.page_size.sizes.end());
+    } else {
+      fail(r.child("page_size"), fmt::format("expected \"any\", \"emulated\" or a non-empty array of sizes, got {}",
+                                             detail::type_name(page)));
+    }
+    if (const json* p = r.get("preferred_page_size")) {
+      c.preferred_page_size = expect_int(*p, r.child("preferred_page_size"), 1, kMaxPageSize);
+      if (!c.page_size.allows(*c.preferred_page_size))
+        fail(r.child("preferred_page_size"), "the preferred page size is not one the cell allows");
+    }
+    c.kv_dtypes = enum_set<KvCacheDtype>(r.require("kv_dtypes"), r.child("kv_dtypes"), parse_kv_dtype, kv_dtype_names());
+    std::string spec = r.string("speculative");
+    if (spec == "none") c.speculative = TopkSupport::none;
+    else if (spec == "topk1") c.speculative = TopkSupport::one;
+    else if (spec == "topk>1 at page 1") c.speculative = TopkSupport::many_at_page1;
+    else if (spec == "any") c.speculative = TopkSupport::any;
+    else fail(r.child("speculative"), fmt::format("unknown value \"{}\"; valid: none, topk1, topk>1 at page 1, any", spec));
+    for (int f = 0; f < kFeatureCount; ++f) c.features[f] = r.boolean(name_of(static_cast<Feature>(f)), false);
+    c.source = r.optional_string("source").value_or(backend_source);
+    c.note = r.optional_string("note").value_or("");
+    r.finish();
+    return c;
+  }
+
+  void read_backends(const json& j, const std::string& ptr) {
+    if (!j.is_array() || j.empty()) fail(ptr, "expected a non-empty array of backends");
+    if (j.size() > kMaxBackends) fail(ptr, fmt::format("at most {} backends", kMaxBackends));
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      ObjectReader r(j[i], fmt::format("{}/{}", ptr, i));
+      Backend b;
+      b.pointer = r.pointer();
+      b.name = r.string("name");
+      if (b.name.empty() || b.name.find_first_of(": \t") != std::string::npos)
+        fail(r.child("name"), "a backend name is a non-empty word without ':' or spaces");
+      b.title = r.optional_string("title").value_or(b.name);
+      std::string slot = r.string("slot");
+      auto sid = m_.find_slot(slot);
+      if (!sid) fail(r.child("slot"), fmt::format("unknown slot \"{}\"", slot));
+      b.slot = *sid;
+      for (const auto& other : m_.backends_) {
+        if (other.slot != b.slot) continue;
+        if (other.name == b.name || std::count(other.aliases.begin(), other.aliases.end(), b.name))
+          fail(r.child("name"), fmt::format("duplicate backend \"{}\" in slot \"{}\"", b.name, slot));
+      }
+      b.aliases = r.strings("aliases");
+      b.source = r.string("source");
+      b.note = r.optional_string("note").value_or("");
+      const json& cells = r.require("cells");
+      if (!cells.is_array() || cells.empty()) fail(r.child("cells"), "expected a non-empty array of cells");
+      for (std::size_t k = 0; k < cells.size(); ++k) b.cells.push_back(cell(cells[k], fmt::format("{}/{}", r.child("cells"), k), b.source));
+      // Two cells covering the same kind on the same platform would make the answer depend on order.
+      for (std::size_t a = 0; a < b.cells.size(); ++a)
+        for (std::size_t c = a + 1; c < b.cells.size(); ++c)
+          if ((b.cells[a].kinds.bits() & b.cells[c].kinds.bits()) && (b.cells[a].platforms.bits() & b.cells[c].platforms.bits()))
+            fail(b.cells[c].pointer, fmt::format("overlaps {} (same kind and platform)", b.cells[a].pointer));
+      r.finish();
+      m_.backends_.push_back(std::move(b));
+    }
+    for (const auto& [slot, name, p] : pending_slot_defaults_) m_.slots_[slot].sglang_default = backend_ref(name, p, slot);
+  }
+
+  void read_features(const json& j, const std::string& ptr) {
+    ObjectReader r(j, ptr);
+    for (int f = 0; f < kFeatureCount; ++f) {
+      const auto key = name_of(static_cast<Feature>(f));
+      const json* v = r.get(key);
+      if (!v) continue;
+      ObjectReader fr(*v, r.child(key));
+      FeatureRule rule;
+      rule.info = rule_info(fr, true);
+      rule.when = condition(fr.require("when"), fr.child("when"), RuleScope::request);
+      if (fr.has("slots")) {
+        rule.slots = 0;
+        for (const auto& name : fr.strings("slots")) {
+          auto sid = m_.find_slot(name);
+          if (!sid) fail(fr.child("slots"), fmt::format("unknown slot \"{}\"", name));
+          rule.slots |= 1u << *sid;
+        }
+      }
+      fr.finish();
+      m_.feature_index_[f] = m_.features_.size();
+      m_.features_.push_back(std::move(rule));
+    }
+    r.finish();
+  }
+
+  void read_rules(const json& j, const std::string& ptr) {
+    if (!j.is_array()) fail(ptr, "expected an array of rules");
+    std::map<std::string, std::string> seen;
+    for (const auto& f : m_.features_) seen.emplace(f.info.id, f.info.pointer);
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      ObjectReader r(j[i], fmt::format("{}/{}", ptr, i));
+      Rule rule;
+      std::string scope = r.optional_string("scope").value_or("backend");
+      if (scope == "request") rule.scope = RuleScope::request;
+      else if (scope == "backend") rule.scope = RuleScope::backend;
+      else if (scope == "plan") rule.scope = RuleScope::plan;
+      else fail(r.child("scope"), fmt::format("unknown scope \"{}\"; valid: request, backend, plan", scope));
+      if (const json* sl = r.get("slot")) {
+        std::string name = expect_string(*sl, r.child("slot"));
+        auto sid = m_.find_slot(name);
+        if (!sid) fail(r.child("slot"), fmt::format("unknown slot \"{}\"", name));
+        if (rule.scope != RuleScope::backend) fail(r.child("slot"), "only backend-scope rules name a slot");
+        rule.slot = *sid;
+      }
+      rule.info = rule_info(r, true);
+      if (auto [it, fresh] = seen.emplace(rule.info.id, r.pointer()); !fresh)
+        fail(r.child("id"), fmt::format("duplicate rule id \"{}\" (first at {})", rule.info.id, it->second));
+      rule.when = condition(r.require("when"), r.child("when"), rule.scope);
+      if (const json* s = r.get("set")) rule.set = effect(*s, r.child("set"), rule);
+      rule.strict_error = r.boolean("strict", false);
+      if (rule.strict_error && rule.info.severity != Severity::warning)
+        fail(r.child("strict"), "only a warning can be made strict");
+      r.finish();
+      m_.rules_.push_back(std::move(rule));
+    }
+  }
+
+  Effect effect(const json& j, const std::string& ptr, const Rule& rule) {
+    ObjectReader r(j, ptr);
+    Effect e;
+    if (const json* p = r.get("page_size")) e.page_size = expect_int(*p, r.child("page_size"), 1, kMaxPageSize);
+    if (const json* b = r.get("backend")) {
+      if (rule.scope != RuleScope::backend || !(rule.when.fields & Condition::f_backend))
+        fail(r.child("backend"), "a backend rewrite needs scope \"backend\" and a \"when\" that names the backend it replaces");
+      std::string text = expect_string(*b, r.child("backend"));
+      // The replacement lives in the slot of the backends it replaces.
+      SlotId slot = 0;
+      for (BackendId id = 0; id < m_.backends_.size(); ++id)
+        if (rule.when.backend.test(id)) slot = m_.backends_[id].slot;
+      e.backend = backend_ref(text, r.child("backend"), slot);
+    }
+    if (const json* k = r.get("kv_dtype")) {
+      std::string text = expect_string(*k, r.child("kv_dtype"));
+      auto d = parse_kv_dtype(text);
+      if (!d) fail(r.child("kv_dtype"), fmt::format("unknown value \"{}\"; valid: {}", text, kv_dtype_names()));
+      if (rule.scope != RuleScope::request) fail(r.child("kv_dtype"), "a kv_dtype rewrite needs scope \"request\"");
+      e.kv_dtype = d;
+    }
+    if (const json* rc = r.get("radix_cache")) {
+      if (boolean(*rc, r.child("radix_cache"))) fail(r.child("radix_cache"), "only false (disable) is meaningful");
+      e.disable_radix_cache = true;
+    }
+    r.finish();
+    if (!e.any()) fail(ptr, "\"set\" needs at least one of page_size, backend, kv_dtype, radix_cache");
+    if (e.page_size && rule.scope == RuleScope::request) fail(r.child("page_size"), "a page_size rewrite needs scope \"backend\"");
+    return e;
+  }
+
+  void read_selection(const json& j, const std::string& ptr) {
+    if (!j.is_array()) fail(ptr, "expected an array of selection entries");
+    std::map<std::string, std::string> seen;
+    for (const auto& rule : m_.rules_) seen.emplace(rule.info.id, rule.info.pointer);
+    for (const auto& f : m_.features_) seen.emplace(f.info.id, f.info.pointer);
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      ObjectReader r(j[i], fmt::format("{}/{}", ptr, i));
+      SelectionEntry e;
+      e.info = rule_info(r, false);
+      e.info.severity = Severity::info;
+      if (auto [it, fresh] = seen.emplace(e.info.id, r.pointer()); !fresh)
+        fail(r.child("id"), fmt::format("duplicate rule id \"{}\" (first at {})", e.info.id, it->second));
+      std::string slot = r.string("slot");
+      auto sid = m_.find_slot(slot);
+      if (!sid) fail(r.child("slot"), fmt::format("unknown slot \"{}\"", slot));
+      e.slot = *sid;
+      e.phases = r.has("phases") ? enum_set<Phase>(r.require("phases"), r.child("phases"), parse_phase, "prefill, decode")
+                                 : EnumSet<Phase>{Phase::prefill, Phase::decode};
+      if (m_.slots_[e.slot].joint && e.phases != EnumSet<Phase>{Phase::prefill, Phase::decode})
+        fail(r.child("phases"), fmt::format("slot \"{}\" is joint: its entries decide every phase", slot));
+      e.when = r.has("when") ? condition(r.require("when"), r.child("when"), RuleScope::request) : Condition{};
+      e.backend = backend_ref(r.string("backend"), r.child("backend"), e.slot);
+      r.finish();
+      m_.selection_.push_back(std::move(e));
+    }
+  }
+
+  // fa3 -> triton -> fa3 would loop forever in SGLang too; refuse it here.
+  void check_rewrite_cycles() {
+    const std::size_t n = m_.backends_.size();
+    std::vector<std::vector<std::pair<BackendId, const Rule*>>> edges(n);
+    for (const auto& rule : m_.rules_) {
+      if (!rule.set.backend) continue;
+      for (BackendId from = 0; from < n; ++from)
+        if (rule.when.backend.test(from)) {
+          if (from == *rule.set.backend) fail(rule.info.pointer, fmt::format("rule \"{}\" rewrites {} to itself", rule.info.id, m_.backends_[from].name));
+          edges[from].emplace_back(*rule.set.backend, &rule);
+        }
+    }
+    std::vector<int> state(n, 0);  // 0 new, 1 on stack, 2 done
+    std::vector<BackendId> path;
+    std::function<void(BackendId)> visit = [&](BackendId v) {
+      state[v] = 1;
+      path.push_back(v);
+      for (const auto& [to, rule] : edges[v]) {
+        if (state[to] == 1) {
+          std::string cycle;
+          for (auto it = std::find(path.begin(), path.end(), to); it != path.end(); ++it) cycle += m_.backends_[*it].name + " -> ";
+          fail(rule->info.pointer, fmt::format("backend rewrites form a cycle: {}{}", cycle, m_.backends_[to].name));
+        }
+        if (state[to] == 0) visit(to);
+      }
+      path.pop_back();
+      state[v] = 2;
+    };
+    for (BackendId v = 0; v < n; ++v)
+      if (state[v] == 0) visit(v);
+  }
+
+  void index() {
+    m_.by_backend_.assign(m_.backends_.size(), {});
+    for (const auto& rule : m_.rules_) {
+      m_.by_scope_[static_cast<int>(rule.scope)].push_back(&rule);
+      if (rule.scope != RuleScope::backend) continue;
+      for (BackendId id = 0; id < m_.backends_.size(); ++id) {
+        if (m_.backends_[id].slot != rule.slot) continue;
+        if (!(rule.when.fields & Condition::f_backend) || rule.when.backend.test(id)) m_.by_backend_[id].push_back(&rule);
+      }
+    }
+  }
+
+  void make_builtin_rules() {
+    auto add = [&](const char* id, Severity severity, const char* message) {
+      RuleInfo info;
+      info.id = id;
+      info.severity = severity;
+      info.message = message;
+      info.source = "attnsel engine: the backend's cell in the matrix";
+      m_.builtin_.push_back(std::move(info));
+    };
+    // Order matches BuiltinRule.
+    add("cell.kind", Severity::error, "{title} has no implementation for {kind} models");
+    add("cell.platform", Severity::error, "{title} does not run on {platform}");
+    add("cell.compute-capability", Severity::error, "{title} needs compute capability {supported}; this GPU is {gpu}");
+    add("cell.cuda", Severity::error, "{title} needs CUDA {supported} or newer; this setup has CUDA {cuda}");
+    add("cell.phase", Severity::error, "{title} cannot run the {phase} phase (it runs: {supported})");
+    add("cell.kv-dtype", Severity::error, "{title} does not support KV cache dtype {kv_dtype} (supported: {supported})");
+    add("cell.page-size", Severity::error, "{title} runs only with page size {supported}; page size {page_size} was asked for");
+    add("cell.speculative", Severity::error,
+        "{title} does not support speculative decoding with --speculative-eagle-topk {topk} (it supports: {supported})");
+    add("cell.unknown-device", Severity::error,
+        "{title} needs compute capability {supported}, and this GPU's compute capability is unknown");
+    add("select.no-backend", Severity::error, "no {title} backend in the matrix can run this configuration (see rejected)");
+    add("select.default-fails", Severity::warning,
+        "SGLang's automatic choice here is {from}, which cannot run this configuration (see rejected); the plan uses {to} "
+        "and passes it explicitly");
+    add("page.conflict", Severity::error, "no single page size satisfies every chosen backend ({supported})");
+    add("page.rewrite-conflict", Severity::error,
+        "SGLang would force page size {from} for one backend and {to} for another: they cannot run together");
+    for (auto& r : m_.builtin_) r.pointer = "";
+  }
+
+  Matrix& m_;
+  std::vector<std::tuple<SlotId, std::string, std::string>> pending_slot_defaults_;
+};
+
+// ---- Matrix members ----
+
+bool IntMatch::matches(int v) const {
+  if (!values.empty()) return std::find(values.begin(), values.end(), v) != values.end();
+  return (!min || v >= *min) && (!max || v < *max);
+}
+
+bool PageSupport::allows(int page_size) const {
+  return mode != PageMode::fixed || std::find(sizes.begin(), sizes.end(), page_size) != sizes.end();
+}
+
+std::uint32_t Condition::uses() const {
+  std::uint32_t u = fields;
+  for (const auto& c : all) u |= c.uses();
+  for (const auto& c : any) u |= c.uses();
+  for (const auto& c : none) u |= c.uses();
+  return u;
+}
+
+std::string_view name_of(TopkSupport t) {
+  switch (t) {
+    case TopkSupport::none: return "none";
+    case TopkSupport::one: return "topk1";
+    case TopkSupport::many_at_page1: return "topk>1 at page 1";
+    case TopkSupport::any: return "any";
+  }
+  return "?";
+}
+
+std::string_view name_of(Feature f) {
+  switch (f) {
+    case Feature::sliding_window: return "sliding_window";
+    case Feature::multimodal: return "multimodal";
+    case Feature::attention_sinks: return "attention_sinks";
+    case Feature::chunked_prefix_cache: return "chunked_prefix_cache";
+  }
+  return "?";
+}
+
+const FeatureRule* Matrix::feature_rule(Feature f) const {
+  const auto& i = feature_index_[static_cast<int>(f)];
+  return i ? &features_[*i] : nullptr;
+}
+
+std::optional<BackendId> Matrix::find_backend(std::string_view name, SlotId slot) const {
+  for (BackendId id = 0; id < backends_.size(); ++id) {
+    const auto& b = backends_[id];
+    if (b.slot != slot) continue;
+    if (b.name == name || std::find(b.aliases.begin(), b.aliases.end(), name) != b.aliases.end()) return id;
+  }
+  return std::nullopt;
+}
+
+std::optional<BackendId> Matrix::find_backend(std::string_view name) const { return find_backend(name, 0); }
+
+std::optional<SlotId> Matrix::find_slot(std::string_view name) const {
+  for (SlotId id = 0; id < slots_.size(); ++id)
+    if (slots_[id].name == name) return id;
+  return std::nullopt;
+}
+
+std::vector<std::string> Matrix::backend_names(SlotId slot) const {
+  std::vector<std::string> out;
+  for (const auto& b : backends_)
+    if (b.slot == slot) out.push_back(b.name);
+  return out;
+}
+
+const Cell* Matrix::cell_for(BackendId id, AttentionKind kind, Platform platform) const {
+  for (const auto& c : backends_[id].cells)
+    if (c.kinds.contains(kind) && c.platforms.contains(platform)) return &c;
+  return nullptr;
+}
+
+const Rule* Matrix::find_rule(std::string_view id) const {
+  for (const auto& r : rules_)
+    if (r.info.id == id) return &r;
+  return nullptr;
+}
+
+// ---- loading ----
+
+Result<std::shared_ptr<const Matrix>> load_matrix(std::string_view json_text, std::string_view origin) {
+  auto parsed = detail::parse_json(json_text, origin);
+  if (!parsed) return parsed.error();
+  auto matrix = std::make_shared<Matrix>();
+  try {
+    MatrixBuilder(*matrix).build(*parsed, origin);
+  } catch (const detail::ReadError& e) {
+    return Error{ErrorCode::invalid_matrix, e.what(), fmt::format("{}#{}", origin, e.pointer.empty() ? "/" : e.pointer), {}, {}};
+  }
+  return std::shared_ptr<const Matrix>(std::move(matrix));
+}
+
+Result<std::shared_ptr<const Matrix>> load_matrix_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{ErrorCode::io_error, "cannot open the matrix file", path, {}, {}};
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return Error{ErrorCode::io_error, "cannot read the matrix file", path, {}, {}};
+  return load_matrix(text.str(), path);
+}
+
+Result<std::shared_ptr<const Matrix>> builtin_matrix() {
+  // Parsed once per process; the result is immutable and shared.
+  static const Result<std::shared_ptr<const Matrix>> cached = load_matrix(embedded::find("sglang.json"), "built-in:sglang.json");
+  return cached;
+}
+
+}  // namespace attnsel

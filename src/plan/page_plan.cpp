@@ -1,0 +1,99 @@
+#include "plan/page_plan.hpp"
+
+#include <algorithm>
+
+namespace attnsel::detail {
+namespace {
+
+// Sizes every fixed-size backend accepts; nullopt when none is fixed (any size works).
+std::optional<std::vector<int>> common_fixed_sizes(const std::vector<PageInput>& inputs) {
+  std::optional<std::vector<int>> common;
+  for (const auto& in : inputs) {
+    if (in.cell->page_size.mode != PageMode::fixed) continue;
+    const auto& sizes = in.cell->page_size.sizes;
+    if (!common) {
+      common = sizes;
+      continue;
+    }
+    std::vector<int> both;
+    std::set_intersection(common->begin(), common->end(), sizes.begin(), sizes.end(), std::back_inserter(both));
+    *common = std::move(both);
+  }
+  return common;
+}
+
+bool allowed_by_all(const std::vector<PageInput>& inputs, int size) {
+  return std::all_of(inputs.begin(), inputs.end(), [&](const PageInput& in) { return in.cell->page_size.allows(size); });
+}
+
+// A size some backend is documented to run best with, if every backend accepts it.
+std::optional<int> preferred(const std::vector<PageInput>& inputs) {
+  for (const auto& in : inputs)
+    if (in.cell->preferred_page_size && allowed_by_all(inputs, *in.cell->preferred_page_size))
+      return in.cell->preferred_page_size;
+  return std::nullopt;
+}
+
+}  // namespace
+
+PagePlan solve_page_plan(const std::vector<PageInput>& inputs, std::optional<int> requested, int default_page_size,
+                         Preference prefer, std::vector<Finding>& findings, const RuleInfo& conflict_rule,
+                         const RuleInfo& rewrite_conflict_rule) {
+  PagePlan plan;
+  plan.requested = requested;
+  for (const auto& in : inputs) plan.constraints.push_back({in.backend, in.phase, &in.cell->page_size});
+
+  // What SGLang itself ends up with: its forced sizes (applied in order, the last wins), else the request, else 1.
+  const PageInput* forced = nullptr;
+  for (const auto& in : inputs) {
+    if (!in.forced) continue;
+    if (forced && *forced->forced != *in.forced) {
+      Finding f;
+      f.rule = &rewrite_conflict_rule;
+      f.severity = Severity::error;
+      f.from = *forced->forced;
+      f.to = *in.forced;
+      f.values = Finding::Values::page_size;
+      findings.push_back(f);
+    }
+    forced = &in;
+  }
+  if (forced) {
+    plan.page_size = *forced->forced;
+    plan.origin = PageOrigin::sglang_rewrite;
+    plan.rewrite_rule = forced->forced_by;
+  } else if (requested) {
+    plan.page_size = *requested;
+    plan.origin = PageOrigin::requested;
+  } else {
+    plan.page_size = default_page_size;
+    plan.origin = PageOrigin::sglang_default;
+  }
+  if (requested) return plan;  // what the user asked for is judged per backend; never re-planned
+
+  const auto fixed = common_fixed_sizes(inputs);
+  if (fixed && fixed->empty()) {
+    Finding f;
+    f.rule = &conflict_rule;
+    f.severity = Severity::error;
+    findings.push_back(f);
+    return plan;
+  }
+  auto choose = [&](int size) {
+    if (size == plan.page_size) return;
+    plan.page_size = size;
+    plan.origin = PageOrigin::planned;
+    plan.rewrite_rule = nullptr;
+  };
+  if (!allowed_by_all(inputs, plan.page_size)) {
+    // A fixed-size kernel SGLang does not enforce: state a size it runs with.
+    choose(preferred(inputs).value_or(fixed->front()));
+  } else if (prefer == Preference::prefix_reuse) {
+    choose(fixed ? fixed->front() : 1);
+  } else if (prefer == Preference::throughput) {
+    if (auto p = preferred(inputs)) choose(*p);
+  }
+  return plan;
+}
+
+}  // namespace attnsel::detail

@@ -1,0 +1,234 @@
+// `attnsel matrix`: the whole matrix as a table, Markdown or JSON (a normalised view, not the file).
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "attnsel/render.hpp"
+#include "render/text_util.hpp"
+
+namespace attnsel {
+namespace {
+
+using json = nlohmann::json;
+
+template <class E>
+std::vector<std::string> names(EnumSet<E> set, int count) {
+  std::vector<std::string> out;
+  for (int i = 0; i < count; ++i)
+    if (set.contains(static_cast<E>(i))) out.emplace_back(name_of(static_cast<E>(i)));
+  return out;
+}
+
+std::string kv_short(EnumSet<KvCacheDtype> set) {
+  std::vector<std::string> out;
+  for (int i = 1; i < kKvDtypeCount; ++i)  // "auto" is implied
+    if (set.contains(static_cast<KvCacheDtype>(i))) out.emplace_back(name_of(static_cast<KvCacheDtype>(i)));
+  return fmt::format("{}", fmt::join(out, " "));
+}
+
+std::string features(const Cell& c) {
+  std::vector<std::string> out;
+  if (c.has(Feature::sliding_window)) out.emplace_back("SW");
+  if (c.has(Feature::multimodal)) out.emplace_back("MM");
+  if (c.has(Feature::attention_sinks)) out.emplace_back("sinks");
+  if (c.has(Feature::chunked_prefix_cache)) out.emplace_back("CPC");
+  return out.empty() ? "-" : fmt::format("{}", fmt::join(out, " "));
+}
+
+struct Row {
+  std::vector<std::string> cells;
+};
+
+std::vector<std::string> header() {
+  return {"backend", "kinds", "platforms", "compute cap.", "phases", "page size", "KV dtypes", "spec. topk", "features"};
+}
+
+Row row(const Backend& b, const Cell& c) {
+  std::string phases = c.phases == EnumSet<Phase>{Phase::prefill, Phase::decode} ? "both" : fmt::format("{}", fmt::join(names(c.phases, kPhaseCount), " "));
+  std::string cc = c.compute_capability.empty() ? "any" : detail::describe_cc_ranges(c.compute_capability);
+  if (c.min_cuda) cc += fmt::format(" (CUDA {}+)", to_string(*c.min_cuda));
+  return {{b.name, fmt::format("{}", fmt::join(names(c.kinds, kKindCount), " ")),
+           fmt::format("{}", fmt::join(names(c.platforms, kPlatformCount), " ")), cc, phases,
+           detail::describe_page_support(c.page_size), kv_short(c.kv_dtypes), std::string(name_of(c.speculative)), features(c)}};
+}
+
+std::string table(const std::vector<Row>& rows, bool markdown) {
+  std::vector<std::size_t> width;
+  auto all = rows;
+  all.insert(all.begin(), Row{header()});
+  for (const auto& r : all)
+    for (std::size_t i = 0; i < r.cells.size(); ++i) {
+      if (width.size() <= i) width.push_back(0);
+      // Display width: count UTF-8 lead bytes only.
+      std::size_t w = 0;
+      for (unsigned char ch : r.cells[i]) w += (ch & 0xC0) != 0x80;
+      width[i] = std::max(width[i], w);
+    }
+  std::string out;
+  auto line = [&](const Row& r) {
+    out += markdown ? "|" : "";
+    for (std::size_t i = 0; i < r.cells.size(); ++i) {
+      std::size_t w = 0;
+      for (unsigned char ch : r.cells[i]) w += (ch & 0xC0) != 0x80;
+      out += markdown ? " " : (i ? "  " : "  ");
+      out += r.cells[i] + std::string(width[i] - w, ' ');
+      out += markdown ? " |" : "";
+    }
+    while (!markdown && !out.empty() && out.back() == ' ') out.pop_back();
+    out += "\n";
+  };
+  line(all[0]);
+  if (markdown) {
+    out += "|";
+    for (std::size_t w : width) out += std::string(w + 2, '-') + "|";
+    out += "\n";
+  }
+  for (std::size_t i = 1; i < all.size(); ++i) line(all[i]);
+  return out;
+}
+
+json condition_json(const Condition& c, const Matrix& m);
+
+json backends_json(const BackendSet& set, const Matrix& m) {
+  json arr = json::array();
+  for (BackendId id = 0; id < m.backends().size(); ++id)
+    if (set.test(id)) arr.push_back(m.slot(m.backend(id).slot).name + ":" + m.backend(id).name);
+  return arr;
+}
+
+json ranges_json(const std::vector<VersionRange>& rs) {
+  json arr = json::array();
+  for (const auto& r : rs) arr.push_back(to_string(r));
+  return arr;
+}
+
+json condition_json(const Condition& c, const Matrix& m) {
+  json j = json::object();
+  if (c.fields & Condition::f_backend) j["backend"] = backends_json(c.backend, m);
+  if (c.fields & Condition::f_phase) j["phase"] = names(c.phase, kPhaseCount);
+  if (c.fields & Condition::f_prefill_backend) j["prefill_backend"] = backends_json(c.prefill_backend, m);
+  if (c.fields & Condition::f_decode_backend) j["decode_backend"] = backends_json(c.decode_backend, m);
+  if (c.fields & Condition::f_any_backend) j["any_backend"] = backends_json(c.any_backend, m);
+  if (c.fields & Condition::f_hybrid) j["hybrid"] = c.hybrid;
+  if (c.fields & Condition::f_kind) j["kind"] = names(c.kind, kKindCount);
+  if (c.fields & Condition::f_platform) j["platform"] = names(c.platform, kPlatformCount);
+  if (c.fields & Condition::f_cc) j["cc"] = ranges_json(c.cc);
+  if (c.fields & Condition::f_cuda) j["cuda"] = ranges_json(c.cuda);
+  if (c.fields & Condition::f_kv_dtype) j["kv_dtype"] = names(c.kv_dtype, kKvDtypeCount);
+  auto ints = [](const IntMatch& im) {
+    if (!im.values.empty()) return json(im.values);
+    json r = json::object();
+    if (im.min) r["min"] = *im.min;
+    if (im.max) r["max"] = *im.max;
+    return r;
+  };
+  if (c.fields & Condition::f_topk) j["topk"] = ints(c.topk);
+  if (c.fields & Condition::f_page_size) j["page_size"] = ints(c.page_size);
+  if (c.fields & Condition::f_page_size_explicit) j["page_size_explicit"] = c.page_size_explicit;
+  if (c.fields & Condition::f_backend_explicit) j["backend_explicit"] = c.backend_explicit;
+  if (c.fields & Condition::f_kv_dtype_explicit) j["kv_dtype_explicit"] = c.kv_dtype_explicit;
+  if (c.fields & Condition::f_sliding_window) j["sliding_window"] = c.sliding_window;
+  if (c.fields & Condition::f_multimodal) j["multimodal"] = c.multimodal;
+  if (c.fields & Condition::f_attention_sinks) j["attention_sinks"] = c.attention_sinks;
+  if (c.fields & Condition::f_deterministic) j["deterministic"] = c.deterministic;
+  if (c.fields & Condition::f_radix_cache) j["radix_cache"] = c.radix_cache;
+  if (c.fields & Condition::f_family) j["family"] = c.family;
+  if (c.fields & Condition::f_spec_mode) j["speculative_attention_mode"] = std::string(name_of(c.spec_mode));
+  for (const auto& sub : c.all) j["all"].push_back(condition_json(sub, m));
+  for (const auto& sub : c.any) j["any"].push_back(condition_json(sub, m));
+  for (const auto& sub : c.none) j["not"] = condition_json(sub, m);
+  return j;
+}
+
+std::string scope_name(RuleScope s) {
+  switch (s) {
+    case RuleScope::request: return "request";
+    case RuleScope::backend: return "backend";
+    case RuleScope::plan: return "plan";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string render_matrix(const Matrix& m, MatrixFormat format, const RenderOptions& o) {
+  const MatrixInfo& info = m.info();
+  if (format == MatrixFormat::json) {
+    json j;
+    j["matrix"] = {{"engine", info.engine}, {"version", info.version}, {"engine_version", info.engine_version},
+                   {"origin", info.origin}, {"source", info.source}};
+    for (const auto& b : m.backends()) {
+      json cells = json::array();
+      for (const auto& c : b.cells) {
+        json jc = {{"kinds", names(c.kinds, kKindCount)},
+                   {"platforms", names(c.platforms, kPlatformCount)},
+                   {"compute_capability", ranges_json(c.compute_capability)},
+                   {"min_cuda", c.min_cuda ? json(to_string(*c.min_cuda)) : json(nullptr)},
+                   {"phases", names(c.phases, kPhaseCount)},
+                   {"page_size", c.page_size.mode == PageMode::fixed ? json(c.page_size.sizes)
+                                 : json(c.page_size.mode == PageMode::any ? "any" : "emulated")},
+                   {"kv_dtypes", names(c.kv_dtypes, kKvDtypeCount)},
+                   {"speculative", std::string(name_of(c.speculative))},
+                   {"source", c.source}};
+        for (int f = 0; f < kFeatureCount; ++f) jc[std::string(name_of(static_cast<Feature>(f)))] = c.features[f];
+        cells.push_back(jc);
+      }
+      j["backends"].push_back({{"name", b.name}, {"title", b.title}, {"slot", m.slot(b.slot).name}, {"aliases", b.aliases},
+                               {"source", b.source}, {"note", b.note}, {"cells", cells}});
+    }
+    for (const auto& r : m.rules()) {
+      json jr = {{"id", r.info.id}, {"scope", scope_name(r.scope)}, {"severity", std::string(name_of(r.info.severity))},
+                 {"when", condition_json(r.when, m)}, {"message", r.info.message}, {"source", r.info.source}};
+      if (r.set.page_size) jr["set"]["page_size"] = *r.set.page_size;
+      if (r.set.backend) jr["set"]["backend"] = m.backend(*r.set.backend).name;
+      if (r.set.kv_dtype) jr["set"]["kv_dtype"] = std::string(name_of(*r.set.kv_dtype));
+      if (r.set.disable_radix_cache) jr["set"]["radix_cache"] = false;
+      if (r.strict_error) jr["strict"] = true;
+      j["rules"].push_back(jr);
+    }
+    for (const auto& e : m.selection())
+      j["selection"].push_back({{"id", e.info.id}, {"slot", m.slot(e.slot).name}, {"phases", names(e.phases, kPhaseCount)},
+                                {"when", condition_json(e.when, m)}, {"backend", m.backend(e.backend).name},
+                                {"source", e.info.source}});
+    return j.dump(2) + "\n";
+  }
+
+  const bool md = format == MatrixFormat::markdown;
+  auto heading = [&](const std::string& text) {
+    if (md) return fmt::format("\n## {}\n\n", text);
+    return o.color ? fmt::format("\n\033[1m{}\033[0m\n", text) : fmt::format("\n{}\n", text);
+  };
+  std::string out = md ? fmt::format("# {} attention matrix {}\n\n{}\n", info.engine, info.version, info.engine_version)
+                       : fmt::format("{} attention matrix {} ({})\n{}\n", info.engine, info.version, info.origin, info.engine_version);
+  for (SlotId s = 0; s < m.slots().size(); ++s) {
+    std::vector<Row> rows;
+    for (const auto& b : m.backends())
+      if (b.slot == s)
+        for (const auto& c : b.cells) rows.push_back(row(b, c));
+    out += heading(fmt::format("{} backends ({})", m.slot(s).title,
+                               m.slot(s).flag.empty() ? m.slot(s).prefill_flag + ", " + m.slot(s).decode_flag : m.slot(s).flag));
+    out += table(rows, md);
+  }
+  out += md ? "\nFeatures: SW sliding window, MM multimodal, sinks attention sinks, CPC chunked prefix cache. "
+              "KV dtypes besides auto.\n"
+            : "\n  features: SW sliding window, MM multimodal, sinks attention sinks, CPC chunked prefix cache; KV dtypes besides auto\n";
+
+  out += heading("Automatic selection, in order (first match whose backend can run wins)");
+  for (const auto& e : m.selection()) {
+    std::string phases = e.phases == EnumSet<Phase>{Phase::prefill, Phase::decode} ? "" : fmt::format(" [{}]", fmt::join(names(e.phases, kPhaseCount), " "));
+    out += md ? fmt::format("- `{}` → **{}**{}: {}\n", e.info.id, m.backend(e.backend).name, phases, e.info.message)
+              : fmt::format("  {:<40} → {:<16}{} {}\n", e.info.id, m.backend(e.backend).name, phases, e.info.message);
+  }
+  out += heading("Rules");
+  for (const auto& r : m.rules()) {
+    std::string effect;
+    if (r.set.page_size) effect = fmt::format(" [sets page size {}]", *r.set.page_size);
+    if (r.set.backend) effect = fmt::format(" [switches to {}]", m.backend(*r.set.backend).name);
+    if (r.set.kv_dtype) effect = fmt::format(" [sets KV dtype {}]", name_of(*r.set.kv_dtype));
+    if (r.set.disable_radix_cache) effect = " [disables the radix cache]";
+    out += md ? fmt::format("- `{}` ({}, {}){}: {}\n", r.info.id, scope_name(r.scope), name_of(r.info.severity), effect, r.info.message)
+              : fmt::format("  {:<40} {:<7} {:<7}{} {}\n", r.info.id, scope_name(r.scope), name_of(r.info.severity), effect, r.info.message);
+  }
+  return out;
+}
+
+}  // namespace attnsel

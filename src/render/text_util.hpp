@@ -1,0 +1,20 @@
+// Small phrases shared by the renderers.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "attnsel/device.hpp"
+#include "attnsel/matrix.hpp"
+
+namespace attnsel::detail {
+
+// [8.0, 10.0) -> "8.x or 9.x"; [10.0, 11.0) -> "10.x"; [9.0, 9.1) -> "9.0".
+std::string describe_cc_ranges(const std::vector<VersionRange>& ranges);
+// "any (native)", "any (emulated)", "64", "32 or 64".
+std::string describe_page_support(const PageSupport& p);
+// "sm90 (H100)", "gfx942", "unknown GPU".
+std::string describe_gpu(const DeviceInfo& d);
+std::string kind_title(AttentionKind k);
+
+}  // namespace attnsel::detail
