@@ -74,6 +74,20 @@ ATTNSEL_API Result<std::shared_ptr<const Catalog>> load_catalog(std::string_view
 // The catalog compiled into the library (data/gpus.json, data/models.json).
 ATTNSEL_API Result<std::shared_ptr<const Catalog>> builtin_catalog();
 
+// What a user says about the device without probing: --gpu, --platform, --cuda.
+struct DeviceSpec {
+  std::optional<std::string> gpu;
+  std::optional<Platform> platform;
+  std::optional<std::string> cuda;
+  std::string origin = "--gpu";  // named in messages and DeviceInfo::origin
+};
+
+// Resolves a spec into a device. Without --cuda on CUDA the catalog's assumption applies (cuda_assumed).
+// A non-CUDA platform needs no GPU; ROCm without one plans for the catalog's MI300X and says so.
+ATTNSEL_API Result<DeviceInfo> resolve_device(const Catalog& catalog, const DeviceSpec& spec);
+// Fills in the assumed CUDA version of a device that has none (probed devices always have one).
+ATTNSEL_API void assume_cuda(const Catalog& catalog, DeviceInfo& device);
+
 // A kind name (mha, mla, gdn, dsa), a well-known model id, an architecture name, or a path to a
 // Hugging Face config.json or a directory holding one.
 ATTNSEL_API Result<ModelTraits> resolve_model(const Catalog& catalog, std::string_view text);

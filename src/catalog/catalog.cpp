@@ -185,7 +185,7 @@ Result<DeviceInfo> Catalog::resolve_gpu(std::string_view text) const {
     d.platform = a.platform;
     d.compute_capability = a.compute_capability;
     d.arch = a.arch;
-    d.name = std::move(name);
+    d.name = name.empty() ? a.family : std::move(name);
     return d;
   };
   const std::string norm = normalize(text);
@@ -234,6 +234,50 @@ Result<DeviceInfo> Catalog::resolve_gpu(std::string_view text) const {
   for (const auto& a : archs_) e.choices.push_back(a.arch);
   e.suggestion = detail::closest_match(text, e.choices);
   return e;
+}
+
+void assume_cuda(const Catalog& catalog, DeviceInfo& d) {
+  if (d.platform != Platform::cuda || d.cuda) return;
+  const GpuArch* arch = d.compute_capability ? catalog.find_arch(*d.compute_capability) : nullptr;
+  d.cuda = arch ? catalog.assumed_cuda_for(*arch) : catalog.assumed_cuda();
+  d.cuda_assumed = true;
+}
+
+Result<DeviceInfo> resolve_device(const Catalog& catalog, const DeviceSpec& spec) {
+  DeviceInfo d;
+  if (spec.gpu) {
+    auto r = catalog.resolve_gpu(*spec.gpu);
+    if (!r) {
+      Error e = r.error();
+      e.where = spec.origin;
+      return e;
+    }
+    d = *r;
+    d.origin = fmt::format("{} {}", spec.origin, *spec.gpu);
+    if (spec.platform && *spec.platform != d.platform)
+      return Error{ErrorCode::invalid_argument,
+                   fmt::format("--platform {} contradicts {} {} ({})", name_of(*spec.platform), spec.origin, *spec.gpu, name_of(d.platform)),
+                   "--platform", {}, {}};
+  } else if (spec.platform == Platform::rocm) {
+    auto r = catalog.resolve_gpu("MI300X");
+    if (r) d = *r;
+    d.origin = "assumed for --platform rocm (pass --gpu to choose)";
+  } else if (spec.platform && *spec.platform != Platform::cuda) {
+    d.platform = *spec.platform;
+    d.arch = std::string(name_of(*spec.platform));
+    d.origin = fmt::format("--platform {}", name_of(*spec.platform));
+  } else {
+    return Error{ErrorCode::invalid_argument, "no GPU given: pass --gpu (sm90, H100, B200 ...) or a non-CUDA --platform", "--gpu", {}, {}};
+  }
+  if (spec.cuda) {
+    auto v = parse_version(*spec.cuda);
+    if (!v) return Error{ErrorCode::invalid_argument, fmt::format("expected a CUDA version like 12.8, got '{}'", *spec.cuda), "--cuda", {}, {}};
+    if (d.platform != Platform::cuda)
+      return Error{ErrorCode::invalid_argument, fmt::format("--cuda applies to NVIDIA GPUs; this is {}", name_of(d.platform)), "--cuda", {}, {}};
+    d.cuda = v;
+  }
+  assume_cuda(catalog, d);
+  return d;
 }
 
 Result<std::shared_ptr<const Catalog>> load_catalog(std::string_view gpus_json, std::string_view gpus_origin,

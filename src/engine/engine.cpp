@@ -55,8 +55,8 @@ class Engine {
     for (SlotId s = 0; s < m_.slots().size(); ++s)
       if (m_.slot(s).kinds.contains(out_.request.model.kind)) choose(s);
     if (!out_.slots.empty()) {
-      apply_plan_rules();
       plan_page_size();
+      apply_plan_rules();
       revalidate_at_final_page();
       collect();
     }
@@ -174,10 +174,10 @@ class Engine {
         f.from = ctx.page_size;
         f.to = *rule->set.page_size;
         f.values = Finding::Values::page_size;
-        if (!ctx.page_size_explicit) f.severity = Severity::info;
         ctx.page_size = *rule->set.page_size;
         v.page_rule = rule;
-        v.findings.push_back(f);
+        // Only a size the user gave is rewritten behind their back; otherwise the page plan states the rule.
+        if (ctx.page_size_explicit) v.findings.push_back(f);
       }
     }
     v.page_size = ctx.page_size;
@@ -333,7 +333,6 @@ class Engine {
       const bool per_phase = rule->when.uses() & (Condition::f_backend | Condition::f_phase);
       for (int p = per_phase ? 0 : -1; p < (per_phase ? kPhaseCount : 0); ++p) {
         EvalContext ctx = plan_context(p);
-        ctx.page_size = base_.page_size;
         if (!matches(rule->when, ctx)) continue;
         if (rule->set.disable_radix_cache) base_.radix_cache = false;
         add(finding(rule->info, effective_severity(*rule), ctx.backend, static_cast<std::int8_t>(p)));
@@ -380,6 +379,11 @@ class Engine {
         ctx.backend_explicit = sp.phase[p].origin == ChoiceOrigin::explicit_flag;
         ctx.page_size_explicit = true;  // the plan states it on the command line
         judge_into(again, b, p, ctx);
+        // Keep what SGLang rewrote on the way to this page size: the user must still hear of it.
+        for (const auto& f : v.findings)
+          if (f.values == Finding::Values::page_size && f.rule != &m_.builtin(BuiltinRule::page_size))
+            again.findings.insert(again.findings.begin(), f);
+        again.page_rule = v.page_rule;
         v = std::move(again);
       }
   }

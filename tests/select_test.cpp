@@ -1,0 +1,166 @@
+// The engine against a table of requests and expected plans (tests/cases/select.json).
+#include <fstream>
+#include <set>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "attnsel/catalog.hpp"
+#include "attnsel/selection.hpp"
+
+namespace attnsel {
+namespace {
+
+using json = nlohmann::json;
+
+json load_cases() {
+  std::ifstream in(std::string(ATTNSEL_TESTS_DIR) + "/cases/select.json");
+  return json::parse(in)["cases"];
+}
+
+std::optional<std::string> opt(const json& j, const char* key) {
+  if (!j.contains(key)) return std::nullopt;
+  return j[key].get<std::string>();
+}
+
+Result<Request> request_for(const Catalog& catalog, const json& c) {
+  Request r;
+  DeviceSpec spec{opt(c, "gpu"), c.contains("platform") ? parse_platform(c["platform"].get<std::string>()) : std::nullopt,
+                  opt(c, "cuda"), "--gpu"};
+  auto device = resolve_device(catalog, spec);
+  if (!device) return device.error();
+  r.device = *device;
+  auto model = resolve_model(catalog, c["model"].get<std::string>());
+  if (!model) return model.error();
+  r.model = *model;
+  r.model.sliding_window |= c.value("sliding_window", false);
+  r.kv_cache_dtype = *parse_kv_dtype(c.value("kv", std::string("auto")));
+  if (c.contains("page_size")) r.page_size = c["page_size"].get<int>();
+  r.speculative_topk = c.value("topk", 0);
+  r.attention = {opt(c, "attention_backend"), opt(c, "prefill_backend"), opt(c, "decode_backend")};
+  r.linear = {opt(c, "linear"), opt(c, "linear_prefill"), opt(c, "linear_decode")};
+  r.sparse = {std::nullopt, opt(c, "sparse_prefill"), opt(c, "sparse_decode")};
+  r.deterministic = c.value("deterministic", false);
+  r.strict = c.value("strict", false);
+  r.prefer = *parse_preference(c.value("prefer", std::string("sglang-default")));
+  return r;
+}
+
+std::set<std::string> rule_ids(const std::vector<Finding>& fs) {
+  std::set<std::string> out;
+  for (const auto& f : fs) out.insert(f.rule->id);
+  return out;
+}
+
+std::set<std::string> as_set(const json& j) { return j.get<std::set<std::string>>(); }
+
+class SelectCase : public ::testing::TestWithParam<json> {};
+
+TEST_P(SelectCase, MatchesExpectedPlan) {
+  const json& c = GetParam();
+  const json& e = c["expect"];
+  auto matrix = builtin_matrix();
+  ASSERT_TRUE(matrix.ok()) << matrix.error().describe();
+  auto catalog = builtin_catalog();
+  ASSERT_TRUE(catalog.ok()) << catalog.error().describe();
+  auto request = request_for(**catalog, c);
+  ASSERT_TRUE(request.ok()) << request.error().describe();
+  auto result = select(*matrix, *request);
+
+  if (e.contains("error")) {
+    ASSERT_FALSE(result.ok()) << "expected an error";
+    const Error& err = result.error();
+    EXPECT_EQ(e["error"], "unknown_name");
+    EXPECT_EQ(err.code, ErrorCode::unknown_name);
+    if (e.contains("suggestion")) { EXPECT_EQ(err.suggestion, e["suggestion"]); }
+    if (e.contains("where")) { EXPECT_EQ(err.where, e["where"]); }
+    if (e.contains("message")) { EXPECT_NE(err.message.find(e["message"].get<std::string>()), std::string::npos) << err.message; }
+    EXPECT_FALSE(err.choices.empty());
+    return;
+  }
+  ASSERT_TRUE(result.ok()) << result.error().describe();
+  const Selection& s = *result;
+  auto dump = [&] {
+    std::string out;
+    for (const auto* list : {&s.errors, &s.warnings, &s.notes})
+      for (const auto& d : s.describe(*list)) out += "\n  [" + std::string(name_of(d.severity)) + "] " + d.rule + ": " + d.message;
+    return out;
+  };
+  SCOPED_TRACE(c["name"].get<std::string>() + dump());
+
+  EXPECT_EQ(s.ok(), e["ok"].get<bool>());
+  auto name = [&](BackendId b) { return b == kNoBackend ? std::string("none") : s.name(b); };
+  if (e.contains("prefill")) { EXPECT_EQ(name(s.backend(Phase::prefill)), e["prefill"]); }
+  if (e.contains("decode")) { EXPECT_EQ(name(s.backend(Phase::decode)), e["decode"]); }
+  if (e.contains("hybrid")) { EXPECT_EQ(s.slots.front().hybrid(), e["hybrid"].get<bool>()); }
+  if (e.contains("prefill_origin")) { EXPECT_EQ(name_of(s.slots.front().phase[0].origin), e["prefill_origin"]); }
+  if (e.contains("page_size")) { EXPECT_EQ(s.page.page_size, e["page_size"].get<int>()); }
+  if (e.contains("page_origin")) { EXPECT_EQ(name_of(s.page.origin), e["page_origin"]); }
+  if (e.contains("kv")) { EXPECT_EQ(name_of(s.kv_cache_dtype), e["kv"]); }
+  if (e.contains("cuda")) { EXPECT_EQ(to_string(*s.request.device.cuda), e["cuda"]); }
+  if (e.contains("radix_cache")) { EXPECT_EQ(s.radix_cache, e["radix_cache"].get<bool>()); }
+  for (const char* slot : {"linear", "sparse"}) {
+    if (!e.contains(slot)) continue;
+    const SlotPlan* sp = s.slot(slot);
+    ASSERT_NE(sp, nullptr) << slot;
+    EXPECT_EQ(name(sp->phase[0].backend), e[slot][0]);
+    EXPECT_EQ(name(sp->phase[1].backend), e[slot][1]);
+  }
+  if (e.contains("errors")) { EXPECT_EQ(rule_ids(s.errors), as_set(e["errors"])); }
+  if (e.contains("warnings")) { EXPECT_EQ(rule_ids(s.warnings), as_set(e["warnings"])); }
+  if (e.contains("notes")) {
+    for (const auto& id : as_set(e["notes"])) EXPECT_TRUE(rule_ids(s.notes).count(id)) << "missing note " << id;
+  }
+  if (e.contains("flags")) { EXPECT_EQ(s.flags(), e["flags"].get<std::vector<std::string>>()); }
+  if (e.contains("rejected")) {
+    for (const auto& [backend, rules] : e["rejected"].items()) {
+      auto it = std::find_if(s.rejected.begin(), s.rejected.end(), [&](const Rejection& r) {
+        return s.name(r.backend) == backend && s.matrix->backend(r.backend).slot == 0;
+      });
+      ASSERT_NE(it, s.rejected.end()) << backend << " not rejected";
+      auto ids = rule_ids(it->reasons);
+      for (const auto& id : as_set(rules)) EXPECT_TRUE(ids.count(id)) << backend << " lacks reason " << id;
+    }
+  }
+  // Every finding renders to a message with no unfilled placeholder.
+  for (const auto* list : {&s.errors, &s.warnings, &s.notes})
+    for (const auto& d : s.describe(*list)) {
+      EXPECT_FALSE(d.message.empty()) << d.rule;
+      EXPECT_EQ(d.message.find('{'), std::string::npos) << d.message;
+      EXPECT_FALSE(d.source.empty()) << d.rule;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, SelectCase, ::testing::ValuesIn(load_cases().get<std::vector<json>>()),
+                         [](const ::testing::TestParamInfo<json>& param_info) {
+                           std::string n = param_info.param["name"].get<std::string>();
+                           for (char& ch : n)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return n;
+                         });
+
+TEST(Select, CoversTheTableTheIssueAsksFor) {
+  const json cases = load_cases();
+  EXPECT_GE(cases.size(), 80u);
+  std::set<std::string> kinds, dtypes;
+  for (const auto& c : cases) {
+    dtypes.insert(c.value("kv", std::string("auto")));
+  }
+  for (const char* d : {"auto", "bf16", "fp8_e4m3", "fp8_e5m2", "fp4_e2m1"}) EXPECT_TRUE(dtypes.count(d)) << d;
+}
+
+TEST(Select, IsDeterministicAndRepeatable) {
+  auto matrix = *builtin_matrix();
+  auto catalog = *builtin_catalog();
+  Request r;
+  r.device = *resolve_device(*catalog, DeviceSpec{std::string("sm90"), std::nullopt, std::nullopt, "--gpu"});
+  r.model = *resolve_model(*catalog, "mla");
+  auto a = select(matrix, r);
+  auto b = select(matrix, r);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->flags(), b->flags());
+  EXPECT_EQ(a->rejected.size(), b->rejected.size());
+}
+
+}  // namespace
+}  // namespace attnsel
