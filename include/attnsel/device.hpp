@@ -16,7 +16,7 @@ struct DeviceInfo {
   std::string arch;    // "sm90", "gfx942", "ascend", "" when unknown
   std::string name;    // "NVIDIA H100 80GB HBM3", "H100" (catalog), "" when unknown
 
-  // Where the facts came from, for people: "--gpu sm90", "NVML", "libcuda", "sysfs", "ATTNSEL_GPU".
+  // Where the facts came from, for people: "--gpu sm90", "NVML", "CUDA driver", "sysfs", "ATTNSEL_GPU".
   std::string origin;
   bool cuda_assumed = false;  // true when `cuda` was not given or probed but defaulted
 

@@ -1,0 +1,155 @@
+// probe_devices: runs the sources on a worker thread and waits at most the timeout for them.
+#include "attnsel/probe.hpp"
+
+#include <condition_variable>
+#include <cstdlib>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "probe/driver_api.hpp"
+#include "probe/sources.hpp"
+
+namespace attnsel {
+namespace probe {
+
+void ProbeLog::begin(std::string step) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  current_ = std::move(step);
+}
+
+void ProbeLog::add(std::string source, bool ok, std::string detail) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  attempts_.push_back(ProbeAttempt{std::move(source), ok, std::move(detail)});
+}
+
+void ProbeLog::warn(std::string text) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  warnings_.push_back(std::move(text));
+}
+
+std::string ProbeLog::current_step() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return current_;
+}
+
+std::vector<ProbeAttempt> ProbeLog::attempts() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return attempts_;
+}
+
+std::vector<std::string> ProbeLog::warnings() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return warnings_;
+}
+
+}  // namespace probe
+
+namespace {
+
+// Shared by the caller and the worker, which may outlive the caller when a driver call hangs.
+struct ProbeRun {
+  std::optional<driver::NvmlApi> nvml;  // a fake; nullopt: dlopen the real one
+  std::optional<driver::CudaDriverApi> cuda_driver;
+  std::string sysfs_root;
+  probe::Environment env;
+  probe::ProbeLog log;
+
+  std::mutex mutex;
+  std::condition_variable finished;
+  bool done = false;
+  std::vector<DeviceInfo> devices;  // appended as each source finishes
+
+  void publish(std::vector<DeviceInfo> found) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    for (DeviceInfo& device : found) devices.push_back(std::move(device));
+  }
+};
+
+void execute(ProbeRun& run) noexcept {
+  try {
+    if (!run.nvml) {
+      run.log.begin("dlopen libnvidia-ml.so.1");
+      run.nvml = driver::load_nvml();
+    }
+    std::optional<std::vector<DeviceInfo>> nvidia = probe::probe_nvml(*run.nvml, run.env, run.log);
+    if (!nvidia) {
+      if (!run.cuda_driver) {
+        run.log.begin("dlopen libcuda.so.1");
+        run.cuda_driver = driver::load_cuda_driver();
+      }
+      nvidia = probe::probe_cuda_driver(*run.cuda_driver, run.env, run.log);
+    }
+    run.publish(std::move(*nvidia));
+    run.publish(probe::probe_rocm_sysfs(run.sysfs_root, run.env, run.log));
+  } catch (const std::exception& e) {
+    run.log.add(run.log.current_step(), false, fmt::format("stopped by an exception: {}", e.what()));
+  } catch (...) {
+    run.log.add(run.log.current_step(), false, "stopped by an unknown exception");
+  }
+  const std::lock_guard<std::mutex> lock(run.mutex);
+  run.done = true;
+  run.finished.notify_all();
+}
+
+probe::Environment read_environment(const ProbeOptions& options) {
+  auto lookup = [&options](const char* name) -> std::optional<std::string> {
+    if (options.getenv) return options.getenv(name);
+    const char* value = std::getenv(name);
+    if (value == nullptr) return std::nullopt;
+    return std::string(value);
+  };
+  probe::Environment env;
+  env.cuda_visible_devices = lookup("CUDA_VISIBLE_DEVICES");
+  env.cuda_device_order = lookup("CUDA_DEVICE_ORDER");
+  env.hip_visible_devices = lookup("HIP_VISIBLE_DEVICES");
+  env.rocr_visible_devices = lookup("ROCR_VISIBLE_DEVICES");
+  return env;
+}
+
+}  // namespace
+
+ProbeReport probe_devices(const ProbeOptions& options) {
+  try {
+    auto run = std::make_shared<ProbeRun>();
+    if (options.nvml != nullptr) run->nvml = *options.nvml;
+    if (options.cuda_driver != nullptr) run->cuda_driver = *options.cuda_driver;
+    run->sysfs_root = options.sysfs_root;
+    run->env = read_environment(options);
+
+    try {
+      std::thread([run] { execute(*run); }).detach();
+    } catch (const std::system_error&) {
+      execute(*run);  // no thread to be had: probe here, without the time bound
+    }
+
+    std::unique_lock<std::mutex> lock(run->mutex);
+    const bool finished = run->finished.wait_for(lock, options.timeout, [&run] { return run->done; });
+    ProbeReport report;
+    report.devices = run->devices;
+    report.attempts = run->log.attempts();
+    report.warnings = run->log.warnings();
+    if (!finished) {
+      report.timed_out = true;
+      const std::string step = run->log.current_step();
+      report.attempts.push_back(ProbeAttempt{
+          step.empty() ? "probe" : step, false,
+          fmt::format("no answer within {} ms; gave up waiting", options.timeout.count())});
+    }
+    return report;
+  } catch (const std::exception& e) {
+    ProbeReport report;
+    report.attempts.push_back(ProbeAttempt{"probe", false, fmt::format("could not run: {}", e.what())});
+    return report;
+  }
+}
+
+}  // namespace attnsel

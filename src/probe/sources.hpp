@@ -1,0 +1,62 @@
+// The probe's sources (NVML, the CUDA driver, ROCm's sysfs) and what they share. Internal.
+#pragma once
+
+#include <cstddef>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attnsel/device.hpp"
+#include "attnsel/probe.hpp"
+#include "probe/driver_api.hpp"
+
+namespace attnsel::probe {
+
+// The variables the probe honours, read once on the caller's thread.
+struct Environment {
+  std::optional<std::string> cuda_visible_devices;
+  std::optional<std::string> hip_visible_devices;
+  std::optional<std::string> rocr_visible_devices;
+  std::optional<std::string> cuda_device_order;
+};
+
+// What the probe tried, recorded as it goes, so a caller that stops waiting can still say
+// which step never returned.
+class ProbeLog {
+ public:
+  void begin(std::string step);  // the call about to be made
+  void add(std::string source, bool ok, std::string detail);
+  void warn(std::string text);
+
+  std::string current_step() const;
+  std::vector<ProbeAttempt> attempts() const;
+  std::vector<std::string> warnings() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::string current_;
+  std::vector<ProbeAttempt> attempts_;
+  std::vector<std::string> warnings_;
+};
+
+// The physical devices a CUDA_VISIBLE_DEVICES-style list selects, in the order the process
+// numbers them, and one line saying so.
+struct Visibility {
+  std::vector<std::size_t> physical;
+  std::string note;
+};
+
+// CUDA's rules: entries are indices or UUIDs ("GPU-..." or a unique prefix of one); the first
+// invalid entry ends the list ("0,2,-1,1" selects 0 and 2); a repeated or ambiguous entry
+// selects nothing. `uuids` has one entry per physical device ("" when unknown).
+Visibility select_visible(std::string_view spec, const std::vector<std::string>& uuids);
+
+// nullopt: NVML is unusable here (missing, failed to initialise), so try the CUDA driver.
+std::optional<std::vector<DeviceInfo>> probe_nvml(const driver::NvmlApi& api, const Environment& env,
+                                                  ProbeLog& log);
+std::vector<DeviceInfo> probe_cuda_driver(const driver::CudaDriverApi& api, const Environment& env, ProbeLog& log);
+std::vector<DeviceInfo> probe_rocm_sysfs(const std::string& nodes_dir, const Environment& env, ProbeLog& log);
+
+}  // namespace attnsel::probe
