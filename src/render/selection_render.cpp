@@ -135,7 +135,8 @@ std::string render_text(const Selection& s, const RenderOptions& o) {
     out += fmt::format("  {:<12} {:<34} {}{}\n", "page size", s.page.page_size, page_phrase(s.page),
                        how.empty() ? "; any size works" : fmt::format("; {}", fmt::join(how, ", ")));
     out += fmt::format("  {:<12} {:<34} {}\n", "KV cache", name_of(s.kv_cache_dtype),
-                       s.kv_cache_dtype != s.request.kv_cache_dtype ? "resolved from auto" : "");
+                       s.kv_cache_dtype != s.request.kv_cache_dtype ? "resolved from auto"
+                       : s.kv_cache_dtype == KvCacheDtype::auto_ ? "the model's dtype" : "as requested");
     if (s.page.page_size == 1)
       out += fmt::format("  {:<12} token-level: every cached prefix token is reusable\n", "prefix cache");
     else
@@ -176,15 +177,37 @@ std::string render_text(const Selection& s, const RenderOptions& o) {
     out += fmt::format("\n{} {}\n", st.bold("Also valid:"), fmt::join(names, ", "));
   }
   if (!s.rejected.empty()) {
-    out += fmt::format("\n{}\n", st.bold("Rejected"));
+    // Backends for another kind of model or another platform are noise here: one line each.
+    std::vector<std::string> other_kind, other_platform;
+    std::string detailed;
     for (const auto& r : s.rejected) {
+      if (r.reasons.size() == 1 && r.reasons[0].rule == &s.matrix->builtin(BuiltinRule::kind)) {
+        other_kind.push_back(s.name(r.backend));
+        continue;
+      }
+      if (r.reasons.size() == 1 && r.reasons[0].rule == &s.matrix->builtin(BuiltinRule::platform)) {
+        std::vector<std::string> platforms;
+        for (const auto& c : s.matrix->backend(r.backend).cells)
+          for (int p = 0; p < kPlatformCount; ++p)
+            if (c.platforms.contains(static_cast<Platform>(p)) &&
+                std::find(platforms.begin(), platforms.end(), name_of(static_cast<Platform>(p))) == platforms.end())
+              platforms.emplace_back(name_of(static_cast<Platform>(p)));
+        other_platform.push_back(fmt::format("{} ({})", s.name(r.backend), fmt::join(platforms, ", ")));
+        continue;
+      }
       auto ds = s.describe(r.reasons);
       for (std::size_t i = 0; i < ds.size(); ++i) {
-        std::string phase = ds[i].phase.empty() ? "" : fmt::format(" ({})", ds[i].phase);
-        out += fmt::format("  {:<22} {}{}\n", i == 0 ? s.name(r.backend) : "", ds[i].message, phase);
-        out += st.dim(fmt::format("  {:<22} rule {}", "", ds[i].rule)) + "\n";
+        std::string phase = ds[i].phase.empty() ? "" : fmt::format(" (in {})", ds[i].phase);
+        detailed += fmt::format("  {:<22} {}{}\n", i == 0 ? s.name(r.backend) : "", ds[i].message, phase);
+        detailed += st.dim(fmt::format("  {:<22} rule {}", "", ds[i].rule)) + "\n";
       }
     }
+    out += fmt::format("\n{}\n", st.bold("Rejected"));
+    out += detailed;
+    if (!other_kind.empty())
+      out += fmt::format("  {:<22} {}\n", fmt::format("not for {} models:", name_of(s.request.model.kind)), fmt::join(other_kind, ", "));
+    if (!other_platform.empty())
+      out += fmt::format("  {:<22} {}\n", "other platforms:", fmt::join(other_platform, ", "));
   }
   return out;
 }
@@ -262,7 +285,7 @@ std::string render_json(const Selection& s, int indent) {
   json rejected = json::array();
   for (const auto& r : s.rejected) {
     json reasons = json::array();
-    for (const auto& d : s.describe(r.reasons)) reasons.push_back(diag_json(d));
+    for (const auto& reason : s.describe(r.reasons)) reasons.push_back(diag_json(reason));
     rejected.push_back({{"backend", s.name(r.backend)}, {"slot", s.matrix->slot(s.matrix->backend(r.backend).slot).name}, {"reasons", reasons}});
   }
   j["rejected"] = rejected;
