@@ -76,8 +76,10 @@ Result<ModelTraits> traits_from_config(const Catalog& catalog, std::string_view 
     if (t.kind != AttentionKind::dsa) evidence.push_back("index_topk (DeepSeek sparse attention)");
     t.kind = AttentionKind::dsa;
   }
-  if (layer_types_contain(text, "linear_attention")) {
-    if (t.kind != AttentionKind::gdn) evidence.push_back("layer_types with linear_attention");
+  // Qwen3-Next style configs have no layer_types but linear-attention head counts and an interval.
+  if (layer_types_contain(text, "linear_attention") || present(text, "linear_num_key_heads") ||
+      present(text, "full_attention_interval")) {
+    if (t.kind != AttentionKind::gdn) evidence.push_back("linear-attention layers (layer_types / linear_num_key_heads)");
     t.kind = AttentionKind::gdn;
   }
   bool sliding = present(text, "sliding_window") && !(text.contains("use_sliding_window") && text["use_sliding_window"] == false);
@@ -110,6 +112,7 @@ Result<ModelTraits> resolve_model(const Catalog& catalog, std::string_view text)
   if (const ModelFamily* f = catalog.family_by_architecture(text)) {
     ModelTraits t = from_family(*f);
     t.id = std::string(text);
+    t.architecture = std::string(text);
     t.origin = fmt::format("architecture {}: family {}", text, f->name);
     return t;
   }

@@ -67,11 +67,17 @@ Result<json> parse_json(std::string_view text, std::string_view origin) {
     // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error while parsing ..." -> the tail.
     auto pos = what.find(": ");
     if (pos != std::string::npos) what = what.substr(pos + 2);
-    Error err{ErrorCode::parse_error, what, fmt::format("{}:{}:{}", origin, line, col), {}, {}};
+    Error err{ErrorCode::parse_error, shorten(what, 300), fmt::format("{}:{}:{}", origin, line, col), {}, {}};
     return err;
+  } catch (const json::exception& e) {
+    // out_of_range.406 (a number like 1e400) and friends: no position from nlohmann here.
+    std::string what = e.what();
+    auto pos = what.find("] ");
+    if (pos != std::string::npos) what = what.substr(pos + 2);
+    return Error{ErrorCode::parse_error, shorten(what, 300), std::string(origin), {}, {}};
   }
   if (!dup.duplicate.empty())
-    return Error{ErrorCode::parse_error, fmt::format("duplicate key \"{}\" (JSON objects must not repeat a key)", dup.duplicate),
+    return Error{ErrorCode::parse_error, fmt::format("duplicate key \"{}\" (JSON objects must not repeat a key)", shorten(dup.duplicate, 64)),
                  std::string(origin), {}, {}};
   return parsed;
 }
@@ -94,10 +100,19 @@ std::string expect_string(const json& j, const std::string& pointer) {
 }
 
 int expect_int(const json& j, const std::string& pointer, int min, int max) {
-  if (!j.is_number_integer()) fail(pointer, fmt::format("expected an integer, got {}", type_name(j)));
-  if (j.is_number_unsigned() ? j.get<std::uint64_t>() > static_cast<std::uint64_t>(max) : j.get<std::int64_t>() > max ||
-                                                                                               j.get<std::int64_t>() < min)
-    fail(pointer, fmt::format("expected an integer in [{}, {}], got {}", min, max, j.dump()));
+  const bool is_int = j.is_number_integer();
+  bool in_range = false;
+  if (j.is_number_unsigned()) {
+    const auto v = j.get<std::uint64_t>();
+    in_range = v <= static_cast<std::uint64_t>(max) && static_cast<std::int64_t>(v) >= min;
+  } else if (is_int) {
+    const auto v = j.get<std::int64_t>();
+    in_range = v <= max && v >= min;
+  }
+  if (!in_range) {
+    std::string got = j.is_number() ? shorten(j.dump(), 40) : std::string(type_name(j));
+    fail(pointer, fmt::format("expected an integer in [{}, {}], got {}", min, max, got));
+  }
   return j.get<int>();
 }
 
@@ -107,9 +122,13 @@ ObjectReader::ObjectReader(const json& j, std::string pointer) : j_(j), pointer_
 
 std::string ObjectReader::child(std::string_view key) const { return pointer_ + "/" + escape_pointer(key); }
 
-bool ObjectReader::has(std::string_view key) const { return j_.find(std::string(key)) != j_.end(); }
+bool ObjectReader::has(std::string_view key) {
+  asked_.emplace(key);
+  return j_.find(std::string(key)) != j_.end();
+}
 
 const json* ObjectReader::get(std::string_view key) {
+  asked_.emplace(key);
   auto it = j_.find(std::string(key));
   if (it == j_.end()) return nullptr;
   read_.emplace(key);
@@ -151,13 +170,30 @@ std::vector<std::string> ObjectReader::strings(std::string_view key) {
 }
 
 void ObjectReader::finish() const {
-  std::vector<std::string> known(read_.begin(), read_.end());
+  // Every key a reader asked for, present or not, is a valid one: suggest among them.
+  std::vector<std::string> known(asked_.begin(), asked_.end());
   for (auto it = j_.begin(); it != j_.end(); ++it) {
     if (read_.count(it.key())) continue;
+    const std::string key = shorten(it.key(), 64);
     std::string hint = closest_match(it.key(), known);
-    fail(child(it.key()), hint.empty() ? fmt::format("unknown key \"{}\"", it.key())
-                                       : fmt::format("unknown key \"{}\" (did you mean \"{}\"?)", it.key(), hint));
+    fail(pointer_ + "/" + escape_pointer(key),
+         hint.empty() ? fmt::format("unknown key \"{}\"; valid keys here: {}", key, fmt::join(known, ", "))
+                      : fmt::format("unknown key \"{}\" (did you mean \"{}\"?)", key, hint));
   }
+}
+
+std::string shorten(std::string_view text, std::size_t max) {
+  // Printable ASCII as is, everything else escaped: messages stay valid UTF-8 and one line.
+  std::string out;
+  for (unsigned char c : text) {
+    if (out.size() >= max) {
+      out += "...";
+      break;
+    }
+    if (c >= 0x20 && c < 0x7F) out += static_cast<char>(c);
+    else out += fmt::format("\\x{:02X}", c);
+  }
+  return out;
 }
 
 }  // namespace attnsel::detail

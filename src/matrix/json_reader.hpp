@@ -35,7 +35,7 @@ class ObjectReader {
 
   const std::string& pointer() const { return pointer_; }
   std::string child(std::string_view key) const;
-  bool has(std::string_view key) const;
+  bool has(std::string_view key);
   const json* get(std::string_view key);          // marks the key as read
   const json& require(std::string_view key);      // throws if missing
 
@@ -51,11 +51,14 @@ class ObjectReader {
   const json& j_;
   std::string pointer_;
   std::set<std::string, std::less<>> read_;
+  std::set<std::string, std::less<>> asked_;  // every key a reader looked for: the valid ones
 };
 
 [[noreturn]] void fail(const std::string& pointer, const std::string& message);
 std::string expect_string(const json& j, const std::string& pointer);
 int expect_int(const json& j, const std::string& pointer, int min, int max);
 std::string escape_pointer(std::string_view key);
+// At most `max` characters of `text` for a message, non-printable bytes escaped (\xFF).
+std::string shorten(std::string_view text, std::size_t max);
 
 }  // namespace attnsel::detail

@@ -68,8 +68,10 @@ class MatrixBuilder {
     if (j.is_array()) {
       if (j.empty()) fail(ptr, "expected at least one value");
       for (std::size_t i = 0; i < j.size(); ++i) one(j[i], fmt::format("{}/{}", ptr, i));
-    } else {
+    } else if (j.is_string()) {
       one(j, ptr);
+    } else {
+      fail(ptr, fmt::format("expected a string or an array of strings (valid: {}), got {}", valid, detail::type_name(j)));
     }
     return out;
   }
@@ -130,6 +132,13 @@ class MatrixBuilder {
     return j.get<bool>();
   }
 
+  static std::string required_source(ObjectReader& r) {
+    std::string source = r.string("source");
+    if (source.find_first_not_of(" \t") == std::string::npos)
+      fail(r.child("source"), "every fact needs a source (the upstream document or code it comes from)");
+    return source;
+  }
+
   RuleInfo rule_info(ObjectReader& r, bool needs_message) {
     RuleInfo info;
     info.id = r.string("id");
@@ -143,8 +152,7 @@ class MatrixBuilder {
     }
     if (needs_message) info.message = r.string("message");
     else info.message = r.optional_string("message").value_or("");
-    info.source = r.string("source");
-    if (info.source.empty()) fail(r.child("source"), "every fact needs a source");
+    info.source = required_source(r);
     info.note = r.optional_string("note").value_or("");
     info.pointer = r.pointer();
     check_placeholders(info.message, r.child("message"));
@@ -171,21 +179,35 @@ class MatrixBuilder {
     std::optional<SlotId> in = slot;
     if (auto colon = text.find(':'); colon != std::string::npos) {
       auto s = m_.find_slot(text.substr(0, colon));
-      if (!s) fail(ptr, fmt::format("unknown slot \"{}\" in \"{}\"", text.substr(0, colon), text));
+      if (!s) fail(ptr, unknown_slot(text.substr(0, colon)));
       in = *s;
       name = text.substr(colon + 1);
     }
     SlotId sid = in.value_or(0);
-    for (BackendId id = 0; id < m_.backends_.size(); ++id)
-      if (m_.backends_[id].slot == sid && m_.backends_[id].name == name) return id;
+    if (auto id = m_.find_backend(name, sid)) return *id;
     std::string hint = detail::closest_match(name, m_.backend_names(sid));
-    fail(ptr, fmt::format("unknown backend \"{}\" in slot \"{}\"{}", name, m_.slots_[sid].name,
+    fail(ptr, fmt::format("unknown backend \"{}\" in slot \"{}\"{}", detail::shorten(name, 64), m_.slots_[sid].name,
                           hint.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", hint)));
   }
 
-  BackendSet backend_set(const json& j, const std::string& ptr) {
+  std::string unknown_slot(const std::string& name) const {
+    std::vector<std::string> names;
+    for (const auto& s : m_.slots_) names.push_back(s.name);
+    std::string hint = detail::closest_match(name, names);
+    return fmt::format("unknown slot \"{}\"{}; valid: {}", detail::shorten(name, 64),
+                       hint.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", hint), fmt::join(names, ", "));
+  }
+
+  SlotId slot_ref(ObjectReader& r, const char* key) {
+    std::string name = r.string(key);
+    auto sid = m_.find_slot(name);
+    if (!sid) fail(r.child(key), unknown_slot(name));
+    return *sid;
+  }
+
+  BackendSet backend_set(const json& j, const std::string& ptr, SlotId slot) {
     BackendSet set;
-    auto one = [&](const json& v, const std::string& p) { set.set(backend_ref(expect_string(v, p), p)); };
+    auto one = [&](const json& v, const std::string& p) { set.set(backend_ref(expect_string(v, p), p, slot)); };
     if (j.is_array()) {
       if (j.empty()) fail(ptr, "expected at least one backend");
       for (std::size_t i = 0; i < j.size(); ++i) one(j[i], fmt::format("{}/{}", ptr, i));
@@ -197,7 +219,12 @@ class MatrixBuilder {
 
   // ---- conditions ----
 
-  Condition condition(const json& j, const std::string& ptr, RuleScope scope) {
+  // Conditions nest (all/any/not); a matrix has no use for more than a few levels.
+  static constexpr int kMaxConditionDepth = 32;
+
+  Condition condition(const json& j, const std::string& ptr, RuleScope scope, SlotId slot = 0, int depth = 0) {
+    if (depth > kMaxConditionDepth)
+      fail(ptr, fmt::format("conditions nest deeper than {} levels", kMaxConditionDepth));
     ObjectReader r(j, ptr);
     Condition c;
     auto take = [&](const char* key, Condition::Field field) -> const json* {
@@ -205,11 +232,11 @@ class MatrixBuilder {
       if (v) c.fields |= field;
       return v;
     };
-    if (auto v = take("backend", Condition::f_backend)) c.backend = backend_set(*v, r.child("backend"));
+    if (auto v = take("backend", Condition::f_backend)) c.backend = backend_set(*v, r.child("backend"), slot);
     if (auto v = take("phase", Condition::f_phase)) c.phase = enum_set<Phase>(*v, r.child("phase"), parse_phase, "prefill, decode");
-    if (auto v = take("prefill_backend", Condition::f_prefill_backend)) c.prefill_backend = backend_set(*v, r.child("prefill_backend"));
-    if (auto v = take("decode_backend", Condition::f_decode_backend)) c.decode_backend = backend_set(*v, r.child("decode_backend"));
-    if (auto v = take("any_backend", Condition::f_any_backend)) c.any_backend = backend_set(*v, r.child("any_backend"));
+    if (auto v = take("prefill_backend", Condition::f_prefill_backend)) c.prefill_backend = backend_set(*v, r.child("prefill_backend"), slot);
+    if (auto v = take("decode_backend", Condition::f_decode_backend)) c.decode_backend = backend_set(*v, r.child("decode_backend"), slot);
+    if (auto v = take("any_backend", Condition::f_any_backend)) c.any_backend = backend_set(*v, r.child("any_backend"), slot);
     if (auto v = take("hybrid", Condition::f_hybrid)) c.hybrid = boolean(*v, r.child("hybrid"));
     if (auto v = take("kind", Condition::f_kind)) c.kind = enum_set<AttentionKind>(*v, r.child("kind"), parse_kind, kind_names());
     if (auto v = take("platform", Condition::f_platform))
@@ -246,11 +273,12 @@ class MatrixBuilder {
       const json* v = r.get(key);
       if (!v) return;
       if (!v->is_array() || v->empty()) fail(r.child(key), "expected a non-empty array of conditions");
-      for (std::size_t i = 0; i < v->size(); ++i) out.push_back(condition((*v)[i], fmt::format("{}/{}", r.child(key), i), scope));
+      for (std::size_t i = 0; i < v->size(); ++i)
+        out.push_back(condition((*v)[i], fmt::format("{}/{}", r.child(key), i), scope, slot, depth + 1));
     };
     nested_list("all", c.all);
     nested_list("any", c.any);
-    if (const json* v = r.get("not")) c.none.push_back(condition(*v, r.child("not"), scope));
+    if (const json* v = r.get("not")) c.none.push_back(condition(*v, r.child("not"), scope, slot, depth + 1));
     r.finish();
 
     const std::uint32_t used = c.uses();
@@ -270,10 +298,11 @@ class MatrixBuilder {
   void read_info(const json& j, const std::string& ptr) {
     ObjectReader r(j, ptr);
     m_.info_.engine = r.string("engine");
+    if (m_.info_.engine.empty()) fail(r.child("engine"), "the engine name is empty");
     m_.info_.version = r.string("version");
     m_.info_.engine_version = r.string("engine_version");
     m_.info_.description = r.optional_string("description").value_or("");
-    m_.info_.source = r.string("source");
+    m_.info_.source = required_source(r);
     if (const json* p = r.get("default_page_size")) m_.default_page_size_ = expect_int(*p, r.child("default_page_size"), 1, kMaxPageSize);
     r.finish();
   }
@@ -285,6 +314,8 @@ class MatrixBuilder {
       ObjectReader r(j[i], fmt::format("{}/{}", ptr, i));
       Slot s;
       s.name = r.string("name");
+      if (s.name.empty() || s.name.find_first_of(": \t") != std::string::npos)
+        fail(r.child("name"), "a slot name is a non-empty word without ':' or spaces");
       if (m_.find_slot(s.name)) fail(r.child("name"), fmt::format("duplicate slot \"{}\"", s.name));
       s.title = r.optional_string("title").value_or(s.name);
       s.kinds = enum_set<AttentionKind>(r.require("kinds"), r.child("kinds"), parse_kind, kind_names());
@@ -294,7 +325,7 @@ class MatrixBuilder {
       s.decode_flag = r.string("decode_flag");
       s.flag_aliases = r.strings("flag_aliases");
       if (r.has("default")) pending_slot_defaults_.emplace_back(static_cast<SlotId>(m_.slots_.size()), r.string("default"), r.child("default"));
-      s.source = r.string("source");
+      s.source = required_source(r);
       r.finish();
       m_.slots_.push_back(std::move(s));
     }
@@ -355,17 +386,15 @@ class MatrixBuilder {
       if (b.name.empty() || b.name.find_first_of(": \t") != std::string::npos)
         fail(r.child("name"), "a backend name is a non-empty word without ':' or spaces");
       b.title = r.optional_string("title").value_or(b.name);
-      std::string slot = r.string("slot");
-      auto sid = m_.find_slot(slot);
-      if (!sid) fail(r.child("slot"), fmt::format("unknown slot \"{}\"", slot));
-      b.slot = *sid;
-      for (const auto& other : m_.backends_) {
-        if (other.slot != b.slot) continue;
-        if (other.name == b.name || std::count(other.aliases.begin(), other.aliases.end(), b.name))
-          fail(r.child("name"), fmt::format("duplicate backend \"{}\" in slot \"{}\"", b.name, slot));
-      }
+      b.slot = slot_ref(r, "slot");
       b.aliases = r.strings("aliases");
-      b.source = r.string("source");
+      std::vector<std::string> names = b.aliases;
+      names.insert(names.begin(), b.name);
+      for (const auto& n : names)
+        if (m_.find_backend(n, b.slot))
+          fail(r.child(n == b.name ? "name" : "aliases"),
+               fmt::format("duplicate backend name \"{}\" in slot \"{}\"", n, m_.slots_[b.slot].name));
+      b.source = required_source(r);
       b.note = r.optional_string("note").value_or("");
       const json& cells = r.require("cells");
       if (!cells.is_array() || cells.empty()) fail(r.child("cells"), "expected a non-empty array of cells");
@@ -390,12 +419,14 @@ class MatrixBuilder {
       ObjectReader fr(*v, r.child(key));
       FeatureRule rule;
       rule.info = rule_info(fr, true);
+      for (const auto& other : m_.features_)
+        if (other.info.id == rule.info.id) fail(fr.child("id"), fmt::format("duplicate rule id \"{}\"", rule.info.id));
       rule.when = condition(fr.require("when"), fr.child("when"), RuleScope::request);
       if (fr.has("slots")) {
         rule.slots = 0;
         for (const auto& name : fr.strings("slots")) {
           auto sid = m_.find_slot(name);
-          if (!sid) fail(fr.child("slots"), fmt::format("unknown slot \"{}\"", name));
+          if (!sid) fail(fr.child("slots"), unknown_slot(name));
           rule.slots |= 1u << *sid;
         }
       }
@@ -418,17 +449,14 @@ class MatrixBuilder {
       else if (scope == "backend") rule.scope = RuleScope::backend;
       else if (scope == "plan") rule.scope = RuleScope::plan;
       else fail(r.child("scope"), fmt::format("unknown scope \"{}\"; valid: request, backend, plan", scope));
-      if (const json* sl = r.get("slot")) {
-        std::string name = expect_string(*sl, r.child("slot"));
-        auto sid = m_.find_slot(name);
-        if (!sid) fail(r.child("slot"), fmt::format("unknown slot \"{}\"", name));
+      if (r.has("slot")) {
+        rule.slot = slot_ref(r, "slot");
         if (rule.scope != RuleScope::backend) fail(r.child("slot"), "only backend-scope rules name a slot");
-        rule.slot = *sid;
       }
       rule.info = rule_info(r, true);
       if (auto [it, fresh] = seen.emplace(rule.info.id, r.pointer()); !fresh)
         fail(r.child("id"), fmt::format("duplicate rule id \"{}\" (first at {})", rule.info.id, it->second));
-      rule.when = condition(r.require("when"), r.child("when"), rule.scope);
+      rule.when = condition(r.require("when"), r.child("when"), rule.scope, rule.slot);
       if (const json* s = r.get("set")) rule.set = effect(*s, r.child("set"), rule);
       rule.strict_error = r.boolean("strict", false);
       if (rule.strict_error && rule.info.severity != Severity::warning)
@@ -461,11 +489,12 @@ class MatrixBuilder {
     }
     if (const json* rc = r.get("radix_cache")) {
       if (boolean(*rc, r.child("radix_cache"))) fail(r.child("radix_cache"), "only false (disable) is meaningful");
+      if (rule.scope != RuleScope::plan) fail(r.child("radix_cache"), "a radix_cache change needs scope \"plan\"");
       e.disable_radix_cache = true;
     }
     r.finish();
     if (!e.any()) fail(ptr, "\"set\" needs at least one of page_size, backend, kv_dtype, radix_cache");
-    if (e.page_size && rule.scope == RuleScope::request) fail(r.child("page_size"), "a page_size rewrite needs scope \"backend\"");
+    if (e.page_size && rule.scope != RuleScope::backend) fail(r.child("page_size"), "a page_size rewrite needs scope \"backend\"");
     return e;
   }
 
@@ -477,19 +506,18 @@ class MatrixBuilder {
     for (std::size_t i = 0; i < j.size(); ++i) {
       ObjectReader r(j[i], fmt::format("{}/{}", ptr, i));
       SelectionEntry e;
+      if (r.has("severity")) fail(r.child("severity"), "selection entries have no severity (they choose, they do not judge)");
       e.info = rule_info(r, false);
       e.info.severity = Severity::info;
       if (auto [it, fresh] = seen.emplace(e.info.id, r.pointer()); !fresh)
         fail(r.child("id"), fmt::format("duplicate rule id \"{}\" (first at {})", e.info.id, it->second));
-      std::string slot = r.string("slot");
-      auto sid = m_.find_slot(slot);
-      if (!sid) fail(r.child("slot"), fmt::format("unknown slot \"{}\"", slot));
-      e.slot = *sid;
+      e.slot = slot_ref(r, "slot");
+      const std::string& slot = m_.slots_[e.slot].name;
       e.phases = r.has("phases") ? enum_set<Phase>(r.require("phases"), r.child("phases"), parse_phase, "prefill, decode")
                                  : EnumSet<Phase>{Phase::prefill, Phase::decode};
       if (m_.slots_[e.slot].joint && e.phases != EnumSet<Phase>{Phase::prefill, Phase::decode})
         fail(r.child("phases"), fmt::format("slot \"{}\" is joint: its entries decide every phase", slot));
-      e.when = r.has("when") ? condition(r.require("when"), r.child("when"), RuleScope::request) : Condition{};
+      e.when = r.has("when") ? condition(r.require("when"), r.child("when"), RuleScope::request, e.slot) : Condition{};
       e.backend = backend_ref(r.string("backend"), r.child("backend"), e.slot);
       r.finish();
       m_.selection_.push_back(std::move(e));
@@ -517,7 +545,8 @@ class MatrixBuilder {
         if (state[to] == 1) {
           std::string cycle;
           for (auto it = std::find(path.begin(), path.end(), to); it != path.end(); ++it) cycle += m_.backends_[*it].name + " -> ";
-          fail(rule->info.pointer, fmt::format("backend rewrites form a cycle: {}{}", cycle, m_.backends_[to].name));
+          fail(rule->info.pointer, fmt::format("backend rewrites form a cycle: {}{} (closed by rule \"{}\")", cycle,
+                                               m_.backends_[to].name, rule->info.id));
         }
         if (state[to] == 0) visit(to);
       }

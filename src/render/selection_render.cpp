@@ -159,7 +159,9 @@ std::string render_text(const Selection& s, const RenderOptions& o) {
   // Why: the selection entries that decided.
   std::vector<const RuleInfo*> why;
   for (const auto& t : s.trace)
-    if ((t.kind == TraceStep::Kind::entry_matched || t.kind == TraceStep::Kind::rewrite) && t.rule) why.push_back(t.rule);
+    if ((t.kind == TraceStep::Kind::entry_matched || t.kind == TraceStep::Kind::rewrite) && t.rule &&
+        std::find(why.begin(), why.end(), t.rule) == why.end())
+      why.push_back(t.rule);
   if (!why.empty() || !s.notes.empty()) {
     out += fmt::format("\n{}\n", st.bold("Why"));
     for (const RuleInfo* r : why) {
