@@ -1,102 +1,29 @@
-// attnsel: the command line. It parses options (CLI11) and wires the library's pieces:
-// probe or --gpu -> DeviceInfo; --model -> ModelTraits; matrix; select(); render.
+// attnsel: the command line. It parses options (CLI11) and wires the library's pieces; each
+// subcommand lives in its own file (select_command.cpp, matrix_command.cpp, probe_command.cpp ...).
 //
 // Exit codes: 0 a valid plan, 1 no valid plan, 2 bad usage or input, 3 probing failed.
-#include <cstdio>
-#include <cstdlib>
 #include <iostream>
-#include <optional>
-#include <string>
+#include <vector>
 
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
 #include <unistd.h>
 
-#include "attnsel/catalog.hpp"
-#include "attnsel/matrix.hpp"
-#include "attnsel/probe.hpp"
-#include "attnsel/render.hpp"
-#include "attnsel/render_probe.hpp"
-#include "attnsel/selection.hpp"
+#include "cli.hpp"
 
 #ifndef ATTNSEL_VERSION_STRING
 #define ATTNSEL_VERSION_STRING "0.0.0"
 #endif
 
-namespace {
-
-using namespace attnsel;
-
-enum ExitCode : int { kOk = 0, kInvalidPlan = 1, kUsage = 2, kProbeFailed = 3 };
-
-struct Failure {
-  int code;
-  std::string message;
-};
-
-struct SelectArgs {
-  std::optional<std::string> gpu, cuda, model, platform;
-  std::optional<std::string> attention, prefill, decode;
-  std::optional<std::string> linear, linear_prefill, linear_decode;
-  std::optional<std::string> sparse_prefill, sparse_decode;
-  std::optional<int> page_size;
-  std::string kv_dtype = "auto";
-  int topk = 0;
-  std::string spec_mode = "prefill";
-  bool sliding_window = false, multimodal = false, sinks = false, deterministic = false, no_radix = false, strict = false;
-  std::string prefer = "sglang-default";
-  int device_index = 0;
-  bool json = false;
-};
-
-struct Common {
-  std::optional<std::string> matrix;
-};
+namespace attnsel::cli {
 
 bool use_color() {
   const char* no_color = std::getenv("NO_COLOR");
   return isatty(STDOUT_FILENO) && (!no_color || !*no_color);
 }
 
-void add_select_options(CLI::App& app, SelectArgs& a, Common& c) {
-  app.add_option("--gpu", a.gpu, "GPU: sm90, sm_90a, 9.0, 90, or a name (H100, B200, \"RTX 5090\", MI300X, gfx942); probed when absent");
-  app.add_option("--cuda", a.cuda, "CUDA version X.Y (default: the driver's, or the catalog's assumption with --gpu)");
-  app.add_option("--model", a.model, "mha|mla|gdn|dsa, a model id (deepseek-ai/DeepSeek-V3), or a config.json / model directory")
-      ->required();
-  app.add_option("--attention-backend", a.attention, "backend for every phase");
-  app.add_option("--prefill-attention-backend", a.prefill, "backend for prefill");
-  app.add_option("--decode-attention-backend", a.decode, "backend for decode");
-  app.add_option("--page-size", a.page_size, "KV cache page size")->check(CLI::Range(1, 1 << 20));
-  app.add_option("--kv-cache-dtype", a.kv_dtype, "auto|bf16|fp8_e4m3|fp8_e5m2|fp4_e2m1")
-      ->check(CLI::IsMember({"auto", "bf16", "bfloat16", "fp8_e4m3", "fp8_e5m2", "fp4_e2m1"}));
-  app.add_option("--speculative-eagle-topk", a.topk, "EAGLE draft tree width (0: no speculative decoding)")
-      ->check(CLI::Range(0, 1 << 16));
-  app.add_option("--speculative-attention-mode", a.spec_mode, "prefill|decode")->check(CLI::IsMember({"prefill", "decode"}));
-  app.add_flag("--sliding-window", a.sliding_window, "the model uses sliding-window attention");
-  app.add_flag("--multimodal", a.multimodal, "the model is multimodal");
-  app.add_flag("--attention-sinks", a.sinks, "the model uses attention sinks (GPT-OSS)");
-  app.add_option("--linear-attn-backend", a.linear, "GDN kernels for every phase");
-  app.add_option("--linear-attn-prefill-backend", a.linear_prefill, "GDN kernels for prefill");
-  app.add_option("--linear-attn-decode-backend", a.linear_decode, "GDN kernels for decode");
-  app.add_option("--dsa-prefill-backend,--nsa-prefill-backend", a.sparse_prefill, "DSA sub-backend for prefill");
-  app.add_option("--dsa-decode-backend,--nsa-decode-backend", a.sparse_decode, "DSA sub-backend for decode");
-  app.add_flag("--enable-deterministic-inference", a.deterministic, "deterministic inference");
-  app.add_flag("--disable-radix-cache", a.no_radix, "the radix (prefix) cache is off");
-  app.add_option("--platform", a.platform, "cuda|rocm|npu|xpu|cpu|mps (default: from the GPU)")
-      ->check(CLI::IsMember({"cuda", "rocm", "npu", "xpu", "cpu", "mps"}));
-  app.add_option("--prefer", a.prefer, "page-size preference: prefix-reuse|throughput (default: what SGLang does)")
-      ->check(CLI::IsMember({"prefix-reuse", "throughput", "sglang-default"}));
-  app.add_flag("--strict", a.strict, "documented caveats (e.g. FlashMLA with FP8 KV) are errors");
-  app.add_option("--device", a.device_index, "which probed GPU to plan for (default 0)")->check(CLI::NonNegativeNumber);
-  app.add_option("--matrix", c.matrix, "matrix JSON file (default: ATTNSEL_MATRIX, else the built-in one)");
-  app.add_flag("--json", a.json, "print one JSON object");
-}
-
-std::shared_ptr<const Matrix> load_matrix_or_fail(const Common& c) {
-  std::optional<std::string> path = c.matrix;
-  if (!path) {
+std::shared_ptr<const Matrix> load_matrix_or_fail(const std::optional<std::string>& file) {
+  std::optional<std::string> path = file;
+  if (!path)
     if (const char* env = std::getenv("ATTNSEL_MATRIX"); env && *env) path = env;
-  }
   auto m = path ? load_matrix_file(*path) : builtin_matrix();
   if (!m) throw Failure{kUsage, "invalid matrix: " + m.error().describe()};
   return *m;
@@ -108,143 +35,29 @@ std::shared_ptr<const Catalog> catalog_or_fail() {
   return *c;
 }
 
-// --gpu, then ATTNSEL_GPU, then the probe (device --device); non-CUDA platforms need none.
-DeviceInfo device_from_args(const Catalog& catalog, const SelectArgs& a) {
-  std::optional<Platform> platform = a.platform ? parse_platform(*a.platform) : std::nullopt;
-  std::optional<std::string> gpu = a.gpu;
-  std::string origin = "--gpu";
-  if (!gpu) {
-    if (const char* env = std::getenv("ATTNSEL_GPU"); env && *env) {
-      gpu = env;
-      origin = "ATTNSEL_GPU";
-    }
-  }
-  if (gpu || (platform && *platform != Platform::cuda)) {
-    DeviceSpec spec{gpu, platform, a.cuda, origin};
-    auto r = attnsel::resolve_device(catalog, spec);
-    if (!r) throw Failure{kUsage, r.error().describe()};
-    return *r;
-  }
-  ProbeReport report = probe_devices();
-  std::vector<DeviceInfo> found;
-  for (const auto& dev : report.devices)
-    if (dev.platform == Platform::cuda || dev.platform == Platform::rocm) found.push_back(dev);
-  if (found.empty())
-    throw Failure{kProbeFailed, render_probe_text(report, false) +
-                                    "Pass the GPU instead: --gpu sm90 (or H100, B200, MI300X ...) or ATTNSEL_GPU=...; "
-                                    "--platform npu|xpu|cpu needs no GPU."};
-  if (static_cast<std::size_t>(a.device_index) >= found.size())
-    throw Failure{kUsage, fmt::format("--device {}: only {} GPU(s) found", a.device_index, found.size())};
-  DeviceInfo d = found[static_cast<std::size_t>(a.device_index)];
-  if (d.platform == Platform::cuda && !d.compute_capability)
-    throw Failure{kProbeFailed, "the probe found a GPU but not its compute capability; pass --gpu"};
-  if (d.compute_capability)
-    if (const GpuArch* arch = catalog.find_arch(*d.compute_capability)) d.arch = arch->arch;
-  d.origin = fmt::format("probe: {}, device {}", d.origin, a.device_index);
-  if (a.cuda) {
-    auto v = parse_version(*a.cuda);
-    if (!v) throw Failure{kUsage, fmt::format("--cuda: expected a version like 12.8, got '{}'", *a.cuda)};
-    d.cuda = v;
-  }
-  assume_cuda(catalog, d);
-  return d;
-}
-
-Request build_request(const Catalog& catalog, const SelectArgs& a) {
-  Request r;
-  r.device = device_from_args(catalog, a);
-  auto model = resolve_model(catalog, *a.model);
-  if (!model) {
-    Error e = model.error();
-    if (e.where.empty() || e.where == "--model") e.where = "--model";
-    throw Failure{kUsage, e.describe()};
-  }
-  r.model = *model;
-  r.model.sliding_window |= a.sliding_window;
-  r.model.multimodal |= a.multimodal;
-  r.model.attention_sinks |= a.sinks;
-  r.kv_cache_dtype = *parse_kv_dtype(a.kv_dtype);
-  r.page_size = a.page_size;
-  r.speculative_topk = a.topk;
-  r.speculative_attention_mode = *parse_phase(a.spec_mode);
-  r.attention = {a.attention, a.prefill, a.decode};
-  r.linear = {a.linear, a.linear_prefill, a.linear_decode};
-  r.sparse = {std::nullopt, a.sparse_prefill, a.sparse_decode};
-  r.deterministic = a.deterministic;
-  r.disable_radix_cache = a.no_radix;
-  r.prefer = *parse_preference(a.prefer);
-  r.strict = a.strict;
-  return r;
-}
-
-int run_select(const SelectArgs& a, const Common& c, bool explain) {
-  auto matrix = load_matrix_or_fail(c);
-  auto catalog = catalog_or_fail();
-  Request request = build_request(*catalog, a);
-  auto selection = select(matrix, request);
-  if (!selection) throw Failure{kUsage, selection.error().describe()};
-  RenderOptions o{use_color()};
-  if (a.json) std::cout << render_json(*selection) << "\n";
-  else if (explain) std::cout << render_explain(*selection, o);
-  else std::cout << render_text(*selection, o);
-  return selection->ok() ? kOk : kInvalidPlan;
-}
-
-}  // namespace
+}  // namespace attnsel::cli
 
 int main(int argc, char** argv) {
+  using namespace attnsel::cli;
   CLI::App app{"attnsel: pick and check attention backends for SGLang before the model loads", "attnsel"};
   app.set_version_flag("--version", std::string("attnsel ") + ATTNSEL_VERSION_STRING);
   app.require_subcommand(0, 1);
   app.footer("Exit codes: 0 valid plan, 1 no valid plan, 2 bad usage or input, 3 probing failed.");
 
-  Common common;
-  SelectArgs root_args, select_args, explain_args;
-  add_select_options(app, root_args, common);
-  // --model is required only when no subcommand is used: relax it on the root, check below.
-  app.get_option("--model")->required(false);
-
-  auto* select_cmd = app.add_subcommand("select", "plan attention backends and the page size (the default command)");
-  add_select_options(*select_cmd, select_args, common);
-  auto* explain_cmd = app.add_subcommand("explain", "the decision, step by step");
-  add_select_options(*explain_cmd, explain_args, common);
-
-  auto* matrix_cmd = app.add_subcommand("matrix", "print the capability matrix");
-  std::string matrix_format = "table";
-  matrix_cmd->add_option("--format", matrix_format, "table|markdown|json")->check(CLI::IsMember({"table", "markdown", "json"}));
-  matrix_cmd->add_option("--matrix", common.matrix, "matrix JSON file");
-
-  auto* probe_cmd = app.add_subcommand("probe", "list the GPUs this host has (NVML, CUDA driver, ROCm sysfs)");
-  bool probe_json = false;
-  probe_cmd->add_flag("--json", probe_json, "print JSON");
+  // Subcommands first claim their invocation; the root command (select) runs when none did.
+  std::vector<Command> commands = {add_matrix_command(app), add_probe_command(app)};
+  commands.push_back(add_select_commands(app));
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
+    const int code = app.exit(e);
     return code == 0 ? kOk : kUsage;
   }
-
   try {
-    if (*select_cmd) return run_select(select_args, common, false);
-    if (*explain_cmd) return run_select(explain_args, common, true);
-    if (*matrix_cmd) {
-      auto matrix = load_matrix_or_fail(common);
-      MatrixFormat f = matrix_format == "json" ? MatrixFormat::json : matrix_format == "markdown" ? MatrixFormat::markdown : MatrixFormat::table;
-      std::cout << render_matrix(*matrix, f, RenderOptions{use_color()});
-      return kOk;
-    }
-    if (*probe_cmd) {
-      ProbeReport report = probe_devices();
-      if (probe_json) std::cout << probe_to_json(report) << "\n";
-      else std::cout << render_probe_text(report, use_color());
-      return report.devices.empty() ? kProbeFailed : kOk;
-    }
-    if (!root_args.model) {
-      std::cerr << "attnsel: --model is required\n\n" << app.help();
-      return kUsage;
-    }
-    return run_select(root_args, common, false);
+    for (auto& command : commands)
+      if (auto code = command()) return *code;
+    return kOk;
   } catch (const Failure& f) {
     std::cerr << "attnsel: " << f.message << "\n";
     return f.code;

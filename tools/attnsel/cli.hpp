@@ -1,0 +1,39 @@
+// The attnsel command line: shared pieces. Each subcommand lives in its own file and registers
+// itself; main.cpp only parses and maps failures to exit codes.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "attnsel/catalog.hpp"
+#include "attnsel/matrix.hpp"
+
+namespace attnsel::cli {
+
+// Documented in the README; CI pipelines depend on them.
+enum ExitCode : int { kOk = 0, kInvalidPlan = 1, kUsage = 2, kProbeFailed = 3 };
+
+// Thrown by commands, turned into "attnsel: message" on stderr and the exit code by main().
+struct Failure {
+  int code;
+  std::string message;
+};
+
+// Returns the exit code when its subcommand (or the root command) was invoked, nullopt otherwise.
+using Command = std::function<std::optional<int>()>;
+
+bool use_color();  // a terminal, and NO_COLOR unset or empty
+
+// --matrix FILE, else ATTNSEL_MATRIX, else the built-in matrix; exit 2 when invalid.
+std::shared_ptr<const Matrix> load_matrix_or_fail(const std::optional<std::string>& path);
+std::shared_ptr<const Catalog> catalog_or_fail();
+
+Command add_select_commands(CLI::App& app);  // the root command, `select` and `explain`
+Command add_matrix_command(CLI::App& app);
+Command add_probe_command(CLI::App& app);
+
+}  // namespace attnsel::cli
