@@ -1,0 +1,84 @@
+// The input side of `attnsel check`: SGLang launch commands, found in argv, shell scripts,
+// Dockerfiles, compose and Kubernetes YAML and Markdown, and the attention flags they set.
+// Finding and parsing only; judging the values is the engine's work.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attnsel/error.hpp"
+#include "attnsel/export.hpp"
+
+namespace attnsel {
+
+// One SGLang launch command, as the launched program would receive it.
+struct LaunchCommand {
+  // The arguments after the launcher ("--model-path", "X", ...), shell quoting removed.
+  // Env prefixes (FOO=1), wrappers (nohup, env, exec, uv run, docker run IMAGE ...) and the
+  // launcher words themselves are not in it; $VAR and $(cmd) are kept literally.
+  std::vector<std::string> args;
+  std::vector<int> arg_lines;  // 1-based source line of each arg; 0 for the command-line form
+  std::string file;            // "" for the command-line form
+  int line = 0;                // line of the command's first word (env prefix included); 0 for argv
+  // "python3 -m sglang.launch_server" (the interpreter's basename as written: python, python3.11,
+  // $PYTHON), "python3 -m sglang_router.launch_server", "sglang serve", "sglang generate", or
+  // "flags" for bare flags on the command line.
+  std::string launcher;
+};
+
+// The attention-relevant flags of one command, as written; validating them is the engine's work.
+struct LaunchFlags {
+  struct Value {
+    std::string text;  // the value as written ("fa3", "64", "$MODEL")
+    std::string flag;  // the spelling used ("--model", "--nsa-prefill-backend"); "" for `sglang serve MODEL`
+    int line = 0;      // line of the flag (0 for the command-line form)
+  };
+  std::optional<Value> model;  // --model-path / --model, or the positional MODEL of `sglang serve`
+  std::optional<Value> attention_backend, prefill_attention_backend, decode_attention_backend,
+      page_size, kv_cache_dtype, speculative_algorithm, speculative_eagle_topk,
+      speculative_attention_mode, linear_attn_backend, linear_attn_prefill_backend,
+      linear_attn_decode_backend,
+      nsa_prefill_backend,  // --dsa-prefill-backend, or its deprecated alias --nsa-prefill-backend
+      nsa_decode_backend,   // --dsa-decode-backend / --nsa-decode-backend
+      mm_attention_backend,
+      tp,                        // --tp-size, --tensor-parallel-size, or the abbreviation --tp
+      attention_backend_config,  // diffusion: --attention-backend-config
+      model_kind,                // attnsel's own --model-kind mha|mla|gdn|dsa (bare-flags form)
+      model_type;                // `sglang serve --model-type llm|diffusion|...`
+  bool enable_deterministic_inference = false, disable_radix_cache = false;
+  std::vector<std::string> ignored;  // other flags, passed over knowingly (spelling as written)
+  // What SGLang itself would reject while parsing: a flag that needs a value and has none, a
+  // value given to a boolean flag, "--page_size" (argparse accepts dashes only), a stray
+  // positional argument. `where` is the flag or argument as written.
+  std::vector<Error> problems;
+  std::vector<int> problem_lines;  // the source line of each problem, parallel to `problems`
+};
+
+ATTNSEL_API LaunchFlags parse_launch_flags(const LaunchCommand& cmd);
+
+// One command given as argv (`attnsel check -- python3 -m sglang.launch_server ...`): a launcher
+// with its arguments, bare flags (`-- --attention-backend fa3 ...`), or the whole command as one
+// quoted string. An argv that is neither an SGLang launcher nor flags is an Error.
+ATTNSEL_API Result<LaunchCommand> launch_command_from_argv(const std::vector<std::string>& argv);
+
+enum class InputFormat { detect, shell, dockerfile, compose, kubernetes, markdown };
+
+ATTNSEL_API std::string_view name_of(InputFormat f);
+// The format a file is read as: by name (Dockerfile, Containerfile, *.dockerfile, *.md,
+// docker-compose*.yml, compose*.yaml, other *.yml/*.yaml by content: apiVersion/kind ->
+// kubernetes, services -> compose), shell for everything else. Never returns detect.
+ATTNSEL_API InputFormat detect_input_format(std::string_view file_name, std::string_view text);
+// Whether this build reads compose and Kubernetes YAML (built with yaml-cpp).
+ATTNSEL_API bool yaml_input_supported();
+
+// Every SGLang launch command inside a file's text, in source order, with file and line.
+// An Error (parse_error, where = "file:line:col") when the file cannot be read as its format:
+// a shell script that does not tokenise, invalid YAML, a Dockerfile instruction or Markdown
+// block that mentions sglang and does not tokenise; invalid_argument for YAML in a build
+// without yaml-cpp.
+ATTNSEL_API Result<std::vector<LaunchCommand>> find_launch_commands(
+    std::string_view text, std::string_view file_name, InputFormat format = InputFormat::detect);
+
+}  // namespace attnsel
