@@ -1,0 +1,168 @@
+// The attnsel binary end to end: golden outputs (tests/golden/) and exit codes.
+// Regenerate the golden files after an intended change: ATTNSEL_UPDATE_GOLDEN=1 ./cli_test
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+namespace {
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;  // stdout and stderr together, in order
+};
+
+CliRun run(const std::string& args) {
+  // No colour, no probing surprises: a fixed environment for every run.
+  const std::string command = std::string("env -u ATTNSEL_GPU -u ATTNSEL_MATRIX NO_COLOR=1 '") + ATTNSEL_CLI + "' " + args + " 2>&1";
+  CliRun r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf{};
+  std::size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string golden_path(const std::string& name) { return std::string(ATTNSEL_TESTS_DIR) + "/golden/" + name; }
+
+void expect_golden(const std::string& name, const std::string& actual) {
+  const std::string path = golden_path(name);
+  if (const char* update = std::getenv("ATTNSEL_UPDATE_GOLDEN"); update && *update == '1') {
+    std::ofstream(path, std::ios::binary) << actual;
+    return;
+  }
+  std::ifstream in(path, std::ios::binary);
+  ASSERT_TRUE(in) << "missing golden file " << path << " (run with ATTNSEL_UPDATE_GOLDEN=1)";
+  std::stringstream expected;
+  expected << in.rdbuf();
+  EXPECT_EQ(actual, expected.str()) << "output differs from " << path;
+}
+
+struct GoldenCase {
+  const char* file;
+  const char* args;
+  int exit_code;
+};
+
+class CliGolden : public ::testing::TestWithParam<GoldenCase> {};
+
+TEST_P(CliGolden, MatchesGoldenOutputAndExitCode) {
+  const GoldenCase& c = GetParam();
+  const CliRun r = run(c.args);
+  EXPECT_EQ(r.exit_code, c.exit_code) << r.out;
+  expect_golden(c.file, r.out);
+}
+
+const GoldenCase kGolden[] = {
+    {"select_sm90_mla.txt", "--gpu sm90 --model mla", 0},
+    {"select_b200_deepseek_r1.txt", "--gpu B200 --cuda 12.9 --model deepseek-ai/DeepSeek-R1", 0},
+    {"select_h100_flashmla_fp8_page16.txt",
+     "--gpu H100 --cuda 12.8 --model deepseek-ai/DeepSeek-R1 --attention-backend flashmla --kv-cache-dtype fp8_e4m3 --page-size 16", 0},
+    {"select_sm90_fa4_page64.txt", "--gpu sm90 --cuda 12.8 --model mha --attention-backend fa4 --page-size 64", 1},
+    {"select_sm90_trtllm_mla.txt", "--gpu sm90 --cuda 12.8 --model mla --attention-backend trtllm_mla", 1},
+    {"select_b200_qwen3_next.txt", "--gpu B200 --cuda 12.9 --model Qwen/Qwen3-Next-80B-A3B-Instruct", 0},
+    {"select_h200_deepseek_v32.txt", "--gpu H200 --cuda 12.9 --model deepseek-ai/DeepSeek-V3.2", 0},
+    {"select_v100_mha.txt", "--gpu V100 --cuda 12.4 --model mha", 0},
+    {"explain_sm90_mha_topk4.txt", "explain --gpu sm90 --cuda 12.9 --model mha --speculative-eagle-topk 4 --page-size 64", 0},
+    {"select_sm90_mla.json", "--gpu sm90 --cuda 12.9 --model mla --json", 0},
+    {"matrix_table.txt", "matrix", 0},
+    {"error_unknown_backend.txt", "--gpu sm90 --model mla --attention-backend flashinfr", 2},
+    {"error_unknown_gpu.txt", "--gpu H1OO --model mla", 2},
+    {"error_unknown_model.txt", "--gpu sm90 --model deepseek-ai/DeepSeek-V9", 2},
+    {"error_bad_cuda.txt", "--gpu sm90 --cuda 12.x --model mla", 2},
+};
+
+INSTANTIATE_TEST_SUITE_P(Cli, CliGolden, ::testing::ValuesIn(kGolden), [](const ::testing::TestParamInfo<GoldenCase>& p) {
+  std::string n = p.param.file;
+  for (char& ch : n)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return n;
+});
+
+TEST(Cli, JsonContract) {
+  const CliRun r = run("--gpu B200 --model deepseek-ai/DeepSeek-R1 --prefill-attention-backend fa4 --attention-backend trtllm_mla --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["ok"].get<bool>());
+  const auto& plan = j["plan"];
+  EXPECT_TRUE(plan["attention_backend"].is_null()) << "a hybrid plan has no single backend";
+  EXPECT_EQ(plan["prefill_backend"], "fa4");
+  EXPECT_EQ(plan["decode_backend"], "trtllm_mla");
+  EXPECT_EQ(plan["page_size"], 64);
+  EXPECT_EQ(plan["kv_cache_dtype"], "auto");
+  EXPECT_TRUE(plan["linear_attn_backend"].is_null());
+  EXPECT_TRUE(plan["flags"].is_array());
+  for (const char* key : {"errors", "warnings", "rejected"}) EXPECT_TRUE(j[key].is_array()) << key;
+  for (const auto& r2 : j["rejected"]) {
+    EXPECT_TRUE(r2["backend"].is_string());
+    for (const auto& reason : r2["reasons"]) {
+      EXPECT_TRUE(reason["rule"].is_string());
+      EXPECT_TRUE(reason["message"].is_string());
+    }
+  }
+}
+
+TEST(Cli, GdnJsonHasLinearBackends) {
+  const CliRun r = run("--gpu sm90 --model gdn --linear-attn-decode-backend cutedsl --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["plan"]["linear_attn_backend"]["prefill"], "triton");
+  EXPECT_EQ(j["plan"]["linear_attn_backend"]["decode"], "cutedsl");
+}
+
+TEST(Cli, InvalidPlanStillReportsAsJsonWithExitOne) {
+  const CliRun r = run("--gpu sm90 --model mla --attention-backend trtllm_mla --json");
+  EXPECT_EQ(r.exit_code, 1);
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(j["ok"].get<bool>());
+  ASSERT_FALSE(j["errors"].empty());
+  EXPECT_EQ(j["errors"][0]["rule"], "cell.compute-capability");
+}
+
+TEST(Cli, PlatformsWithoutAGpu) {
+  EXPECT_EQ(run("--platform npu --model mha").exit_code, 0);
+  EXPECT_EQ(run("--platform cpu --model mha").exit_code, 0);
+  const CliRun rocm = run("--platform rocm --model mla");
+  EXPECT_EQ(rocm.exit_code, 0);
+  EXPECT_NE(rocm.out.find("assumed for --platform rocm"), std::string::npos) << rocm.out;
+}
+
+TEST(Cli, MatrixFromEnvironmentAndFlag) {
+  const std::string bad = std::string(ATTNSEL_TESTS_DIR) + "/fixtures/matrices/bad/truncated.json";
+  const CliRun r = run("--gpu sm90 --model mla --matrix '" + bad + "'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("truncated.json:"), std::string::npos) << r.out;
+  const std::string good = std::string(ATTNSEL_SOURCE_DIR) + "/data/sglang.json";
+  EXPECT_EQ(run("--gpu sm90 --model mla --matrix '" + good + "'").exit_code, 0);
+}
+
+TEST(Cli, NoGpuAndNoProbeIsExitThree) {
+  // CI machines have no GPU: the probe finds nothing, and says what it tried.
+  const CliRun r = run("--model mla");
+  if (r.exit_code == 0) GTEST_SKIP() << "this machine has a GPU";
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_NE(r.out.find("--gpu"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("libnvidia-ml.so.1"), std::string::npos) << r.out;
+}
+
+TEST(Cli, MissingModelIsUsage) { EXPECT_EQ(run("--gpu sm90").exit_code, 2); }
+
+TEST(Cli, MatrixFormats) {
+  const CliRun md = run("matrix --format markdown");
+  EXPECT_EQ(md.exit_code, 0);
+  EXPECT_NE(md.out.find("| backend"), std::string::npos);
+  const CliRun js = run("matrix --format json");
+  EXPECT_EQ(js.exit_code, 0);
+  EXPECT_TRUE(nlohmann::json::accept(js.out));
+}
+
+}  // namespace
