@@ -166,3 +166,20 @@ TEST(Cli, MatrixFormats) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Cli, SeveralDevicesSayWhenPlansDiffer) {
+  const CliRun differ = run("--gpu sm90,A100 --model mla");
+  EXPECT_EQ(differ.exit_code, 0) << differ.out;
+  EXPECT_NE(differ.out.find("device 1 (sm80): --attention-backend triton"), std::string::npos) << differ.out;
+  const CliRun same = run("--gpu H100,H200 --model mla --json");
+  ASSERT_EQ(same.exit_code, 0) << same.out;
+  const auto j = nlohmann::json::parse(same.out);
+  EXPECT_TRUE(j["same_plan"].get<bool>());
+  EXPECT_EQ(j["devices"].size(), 2u);
+  // One device that cannot run it makes the whole answer "no".
+  EXPECT_EQ(run("--gpu B200,sm90 --model mla --attention-backend trtllm_mla").exit_code, 1);
+}
+
+}  // namespace

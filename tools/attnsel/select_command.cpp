@@ -1,4 +1,5 @@
 // `attnsel [select]` and `attnsel explain`: plan attention backends and the page size.
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
@@ -25,6 +26,7 @@ struct SelectArgs {
   bool sliding_window = false, multimodal = false, sinks = false, deterministic = false, no_radix = false, strict = false;
   std::string prefer = "sglang-default";
   int device_index = 0;
+  bool all_devices = false;
   bool json = false;
   std::optional<std::string> matrix;
 };
@@ -59,12 +61,14 @@ void add_select_options(CLI::App& app, SelectArgs& a) {
       ->check(CLI::IsMember({"prefix-reuse", "throughput", "sglang-default"}));
   app.add_flag("--strict", a.strict, "documented caveats (e.g. FlashMLA with FP8 KV) are errors");
   app.add_option("--device", a.device_index, "which probed GPU to plan for (default 0)")->check(CLI::NonNegativeNumber);
+  app.add_flag("--all-devices", a.all_devices, "plan for every probed GPU and say where the plans differ");
   app.add_option("--matrix", a.matrix, "matrix JSON file (default: ATTNSEL_MATRIX, else the built-in one)");
   app.add_flag("--json", a.json, "print one JSON object");
 }
 
-// --gpu, then ATTNSEL_GPU, then the probe (device --device); non-CUDA platforms need none.
-DeviceInfo device_from_args(const Catalog& catalog, const SelectArgs& a) {
+// --gpu (a comma-separated list plans for each), then ATTNSEL_GPU, then the probe (device
+// --device, or every one with --all-devices); non-CUDA platforms need no GPU.
+std::vector<DeviceInfo> devices_from_args(const Catalog& catalog, const SelectArgs& a) {
   std::optional<Platform> platform = a.platform ? parse_platform(*a.platform) : std::nullopt;
   std::optional<std::string> gpu = a.gpu;
   std::string origin = "--gpu";
@@ -74,11 +78,20 @@ DeviceInfo device_from_args(const Catalog& catalog, const SelectArgs& a) {
       origin = "ATTNSEL_GPU";
     }
   }
+  std::vector<DeviceInfo> out;
   if (gpu || (platform && *platform != Platform::cuda)) {
-    DeviceSpec spec{gpu, platform, a.cuda, origin};
-    auto r = attnsel::resolve_device(catalog, spec);
-    if (!r) throw Failure{kUsage, r.error().describe()};
-    return *r;
+    std::vector<std::optional<std::string>> names;
+    if (gpu) {
+      for (auto& name : CLI::detail::split(*gpu, ',')) names.emplace_back(CLI::detail::trim_copy(name));
+    } else {
+      names.emplace_back(std::nullopt);
+    }
+    for (const auto& name : names) {
+      auto r = attnsel::resolve_device(catalog, DeviceSpec{name, platform, a.cuda, origin});
+      if (!r) throw Failure{kUsage, r.error().describe()};
+      out.push_back(*r);
+    }
+    return out;
   }
   ProbeReport report = probe_devices();
   std::vector<DeviceInfo> found;
@@ -90,24 +103,28 @@ DeviceInfo device_from_args(const Catalog& catalog, const SelectArgs& a) {
                                     "--platform npu|xpu|cpu needs no GPU."};
   if (static_cast<std::size_t>(a.device_index) >= found.size())
     throw Failure{kUsage, fmt::format("--device {}: only {} GPU(s) found", a.device_index, found.size())};
-  DeviceInfo d = found[static_cast<std::size_t>(a.device_index)];
-  if (d.platform == Platform::cuda && !d.compute_capability)
-    throw Failure{kProbeFailed, "the probe found a GPU but not its compute capability; pass --gpu"};
-  if (d.compute_capability)
-    if (const GpuArch* arch = catalog.find_arch(*d.compute_capability)) d.arch = arch->arch;
-  d.origin = fmt::format("probe: {}, device {}", d.origin, a.device_index);
-  if (a.cuda) {
-    auto v = parse_version(*a.cuda);
-    if (!v) throw Failure{kUsage, fmt::format("--cuda: expected a version like 12.8, got '{}'", *a.cuda)};
-    d.cuda = v;
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    if (!a.all_devices && i != static_cast<std::size_t>(a.device_index)) continue;
+    DeviceInfo d = found[i];
+    if (d.platform == Platform::cuda && !d.compute_capability)
+      throw Failure{kProbeFailed, fmt::format("the probe found GPU {} but not its compute capability; pass --gpu", i)};
+    if (d.compute_capability)
+      if (const GpuArch* arch = catalog.find_arch(*d.compute_capability)) d.arch = arch->arch;
+    d.origin = fmt::format("probe: {}, device {}", d.origin, i);
+    if (a.cuda) {
+      auto v = parse_version(*a.cuda);
+      if (!v) throw Failure{kUsage, fmt::format("--cuda: expected a version like 12.8, got '{}'", *a.cuda)};
+      d.cuda = v;
+    }
+    assume_cuda(catalog, d);
+    out.push_back(d);
   }
-  assume_cuda(catalog, d);
-  return d;
+  return out;
 }
 
+// Everything but the device.
 Request build_request(const Catalog& catalog, const SelectArgs& a) {
   Request r;
-  r.device = device_from_args(catalog, a);
   auto model = resolve_model(catalog, *a.model);
   if (!model) {
     Error e = model.error();
@@ -135,14 +152,51 @@ Request build_request(const Catalog& catalog, const SelectArgs& a) {
 int run_select(const SelectArgs& a, bool explain) {
   auto matrix = load_matrix_or_fail(a.matrix);
   auto catalog = catalog_or_fail();
-  Request request = build_request(*catalog, a);
-  auto selection = select(matrix, request);
-  if (!selection) throw Failure{kUsage, selection.error().describe()};
-  RenderOptions o{use_color()};
-  if (a.json) std::cout << render_json(*selection) << "\n";
-  else if (explain) std::cout << render_explain(*selection, o);
-  else std::cout << render_text(*selection, o);
-  return selection->ok() ? kOk : kInvalidPlan;
+  const Request base = build_request(*catalog, a);
+  std::vector<Selection> plans;
+  for (const DeviceInfo& device : devices_from_args(*catalog, a)) {
+    Request request = base;
+    request.device = device;
+    auto selection = select(matrix, request);
+    if (!selection) throw Failure{kUsage, selection.error().describe()};
+    plans.push_back(std::move(*selection));
+  }
+  const bool all_ok = std::all_of(plans.begin(), plans.end(), [](const Selection& s) { return s.ok(); });
+  const RenderOptions o{use_color()};
+  if (plans.size() == 1) {
+    if (a.json) std::cout << render_json(plans[0]) << "\n";
+    else if (explain) std::cout << render_explain(plans[0], o);
+    else std::cout << render_text(plans[0], o);
+    return all_ok ? kOk : kInvalidPlan;
+  }
+
+  // Several devices (a heterogeneous host, or --gpu a,b): one plan each, then whether they agree.
+  const auto same = [&](const Selection& s) { return s.ok() == plans[0].ok() && s.flags() == plans[0].flags(); };
+  const bool uniform = std::all_of(plans.begin(), plans.end(), same);
+  if (a.json) {
+    std::string out = "{\n  \"same_plan\": " + std::string(uniform ? "true" : "false") + ",\n  \"ok\": " +
+                      (all_ok ? "true" : "false") + ",\n  \"devices\": [\n";
+    for (std::size_t i = 0; i < plans.size(); ++i) out += (i ? ",\n" : "") + render_json(plans[i], 2);
+    std::cout << out << "\n  ]\n}\n";
+    return all_ok ? kOk : kInvalidPlan;
+  }
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    std::cout << fmt::format("{}── device {} ──\n", i ? "\n" : "", i);
+    std::cout << (explain ? render_explain(plans[i], o) : render_text(plans[i], o));
+  }
+  std::cout << "\n";
+  if (uniform) {
+    std::cout << fmt::format("All {} devices get the same plan.\n", plans.size());
+  } else {
+    std::cout << "The devices need different plans: one launch command will not fit them all.\n";
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+      std::string flags;
+      for (const auto& f : plans[i].flags()) flags += (flags.empty() ? "" : " ") + f;
+      std::cout << fmt::format("  device {} ({}): {}\n", i, plans[i].request.device.arch,
+                               plans[i].ok() ? flags : std::string("no valid plan"));
+    }
+  }
+  return all_ok ? kOk : kInvalidPlan;
 }
 
 }  // namespace
