@@ -13,8 +13,8 @@ namespace {
 
 using json = nlohmann::json;
 
-json load_cases() {
-  std::ifstream in(std::string(ATTNSEL_TESTS_DIR) + "/cases/select.json");
+json load_cases(const char* file = "select.json") {
+  std::ifstream in(std::string(ATTNSEL_TESTS_DIR) + "/cases/" + file);
   return json::parse(in)["cases"];
 }
 
@@ -59,7 +59,9 @@ class SelectCase : public ::testing::TestWithParam<json> {};
 TEST_P(SelectCase, MatchesExpectedPlan) {
   const json& c = GetParam();
   const json& e = c["expect"];
-  auto matrix = builtin_matrix();
+  // A case may name an engine release: the generation that describes it (data/matrices.json).
+  auto matrix = c.contains("release") ? builtin_matrix("sglang", parse_release(c["release"].get<std::string>()))
+                                      : builtin_matrix();
   ASSERT_TRUE(matrix.ok()) << matrix.error().describe();
   auto catalog = builtin_catalog();
   ASSERT_TRUE(catalog.ok()) << catalog.error().describe();
@@ -132,6 +134,14 @@ TEST_P(SelectCase, MatchesExpectedPlan) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, SelectCase, ::testing::ValuesIn(load_cases().get<std::vector<json>>()),
+                         [](const ::testing::TestParamInfo<json>& param_info) {
+                           std::string n = param_info.param["name"].get<std::string>();
+                           for (char& ch : n)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return n;
+                         });
+
+INSTANTIATE_TEST_SUITE_P(Generations, SelectCase, ::testing::ValuesIn(load_cases("generations.json").get<std::vector<json>>()),
                          [](const ::testing::TestParamInfo<json>& param_info) {
                            std::string n = param_info.param["name"].get<std::string>();
                            for (char& ch : n)

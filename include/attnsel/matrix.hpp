@@ -67,7 +67,7 @@ struct IntMatch {
   std::vector<int> values;
   std::optional<int> min;
   std::optional<int> max;
-  bool matches(int v) const;
+  ATTNSEL_API bool matches(int v) const;
 };
 
 // A condition over a request and, where the scope allows, a candidate backend and phase.
@@ -79,7 +79,8 @@ struct Condition {
     f_cuda = 1u << 9, f_kv_dtype = 1u << 10, f_topk = 1u << 11, f_page_size = 1u << 12,
     f_page_size_explicit = 1u << 13, f_backend_explicit = 1u << 14, f_sliding_window = 1u << 15,
     f_multimodal = 1u << 16, f_attention_sinks = 1u << 17, f_deterministic = 1u << 18, f_family = 1u << 19,
-    f_spec_mode = 1u << 20, f_radix_cache = 1u << 21, f_kv_dtype_explicit = 1u << 22,
+    f_spec_mode = 1u << 20, f_radix_cache = 1u << 21, f_kv_dtype_explicit = 1u << 22, f_dtype = 1u << 23,
+    f_installed = 1u << 24,
   };
   std::uint32_t fields = 0;  // which of the fields below are set (including nested ones, see uses())
 
@@ -88,6 +89,8 @@ struct Condition {
   EnumSet<AttentionKind> kind;
   EnumSet<Platform> platform;
   EnumSet<KvCacheDtype> kv_dtype;
+  EnumSet<ComputeDtype> dtype;
+  std::vector<std::string> installed;  // every package listed is installed
   std::vector<VersionRange> cc, cuda;
   IntMatch topk, page_size;
   bool hybrid = false, page_size_explicit = false, backend_explicit = false, sliding_window = false,
@@ -99,14 +102,14 @@ struct Condition {
   std::vector<Condition> all, any, none;  // none: "not" (matches when no entry matches)
 
   // Every field used here or in nested conditions.
-  std::uint32_t uses() const;
+  ATTNSEL_API std::uint32_t uses() const;
 };
 
 enum class PageMode : std::uint8_t { any, emulated, fixed };
 struct PageSupport {
   PageMode mode = PageMode::emulated;
   std::vector<int> sizes;  // for fixed: the only sizes the kernel runs with
-  bool allows(int page_size) const;
+  ATTNSEL_API bool allows(int page_size) const;
 };
 
 // Speculative decoding (EAGLE) draft tree width the backend can verify.
@@ -127,6 +130,8 @@ struct Cell {
   EnumSet<Phase> phases;
   PageSupport page_size;
   EnumSet<KvCacheDtype> kv_dtypes;
+  EnumSet<ComputeDtype> dtypes = EnumSet<ComputeDtype>::all(kComputeDtypeCount);  // model compute dtypes
+  std::vector<std::string> requires_packages;  // optional Python packages the kernel needs
   TopkSupport speculative = TopkSupport::none;
   std::optional<int> preferred_page_size;  // a page size the backend is documented to run best with
   // Optional features; absent means "no".
@@ -143,6 +148,7 @@ struct Slot {
   std::string title;
   EnumSet<AttentionKind> kinds;   // model kinds that have this slot
   bool joint = true;              // automatic selection picks one backend for every phase
+  bool phased = true;             // false: one backend for the whole forward pass (no prefill/decode split)
   std::string flag;               // sets every phase, e.g. --attention-backend
   std::string prefill_flag;       // e.g. --prefill-attention-backend
   std::string decode_flag;        // e.g. --decode-attention-backend
@@ -151,12 +157,26 @@ struct Slot {
   std::string source;
 };
 
+// A parameter of a backend's --attention-backend-config.
+struct ConfigParam {
+  enum class Type : std::uint8_t { string, integer, number, boolean, int_list };
+  std::string name;
+  Type type = Type::string;
+  bool required = false;
+  std::optional<double> min, max;  // inclusive, for integer and number
+  std::string default_text;        // for people
+  std::string description;
+};
+ATTNSEL_API std::string_view name_of(ConfigParam::Type t);
+
 struct Backend {
   std::string name;
   std::string title;
   SlotId slot = 0;
   std::vector<std::string> aliases;  // deprecated names ("nsa" for "dsa")
   std::vector<Cell> cells;
+  std::vector<ConfigParam> config;  // --attention-backend-config parameters, if the backend takes any
+  std::string config_source;
   std::string source;
   std::string note;
   std::string pointer;
@@ -207,15 +227,20 @@ struct MatrixInfo {
   std::string version;        // the matrix's own version
   std::string engine_version; // the upstream release or commit it describes
   int schema_version = 1;
+  bool paged_kv_cache = true;  // false for engines without a paged KV cache (diffusion): no page-size plan
+  bool any_model = false;      // "models": "any": the choice does not depend on the model's attention kind
   std::string description;
   std::string source;
   std::string origin;         // where it was loaded from: "built-in", a file path
+  std::string extends;        // the file it extends, if any (after composition)
 };
 
 // The engine's own rules (Matrix::builtin).
 enum class BuiltinRule : std::uint8_t {
   kind, platform, compute_capability, cuda, phase, kv_dtype, page_size, speculative, unknown_device,  // a cell's columns
+  dtype, requires_package, requires_unknown,
   no_backend, default_fails, page_conflict, page_rewrite_conflict,
+  config_unused, config_unknown_key, config_type, config_range, config_required,
   count
 };
 
@@ -266,10 +291,45 @@ class ATTNSEL_API Matrix {
 };
 
 
+// An engine release: "0.5.3", "v0.5.3", "0.5" (patch 0), "0.5.3.post1" (post releases count as 0.5.3).
+struct ReleaseVersion {
+  int major = 0, minor = 0, patch = 0;
+  friend bool operator<(ReleaseVersion a, ReleaseVersion b) {
+    if (a.major != b.major) return a.major < b.major;
+    if (a.minor != b.minor) return a.minor < b.minor;
+    return a.patch < b.patch;
+  }
+  friend bool operator==(ReleaseVersion a, ReleaseVersion b) { return !(a < b) && !(b < a); }
+  friend bool operator<=(ReleaseVersion a, ReleaseVersion b) { return !(b < a); }
+};
+ATTNSEL_API std::optional<ReleaseVersion> parse_release(std::string_view text);
+ATTNSEL_API std::string to_string(ReleaseVersion v);
+
+// One generation of an engine's matrix: the file that describes releases from `since` on
+// (data/matrices.json lists them).
+struct MatrixGeneration {
+  std::string engine;      // "sglang", "sglang-diffusion"
+  ReleaseVersion since;
+  std::string file;        // "sglang-0.5.3.json"
+  std::string label;       // "v0.5.3 to v0.5.9"
+  std::string source;      // how the generation was dated
+  bool default_engine = false;
+};
+ATTNSEL_API Result<std::vector<MatrixGeneration>> builtin_generations();
+
+// The built-in matrix of an engine for a release: the newest generation not newer than `release`
+// (the newest of all without one). Unknown engines and releases older than every generation
+// are errors (unknown_name / invalid_argument) that list what exists.
+ATTNSEL_API Result<std::shared_ptr<const Matrix>> builtin_matrix(std::string_view engine,
+                                                                std::optional<ReleaseVersion> release = std::nullopt);
+// A built-in matrix file by name ("sglang-0.4.6.json"); cached, shared.
+ATTNSEL_API Result<std::shared_ptr<const Matrix>> builtin_matrix_file(std::string_view file);
+
 // Loading. `origin` names the input in messages ("data/sglang.json", "built-in").
+// A document with "extends" is composed onto its base first (a file next to it, or a built-in one).
 ATTNSEL_API Result<std::shared_ptr<const Matrix>> load_matrix(std::string_view json_text, std::string_view origin);
 ATTNSEL_API Result<std::shared_ptr<const Matrix>> load_matrix_file(const std::string& path);
-// The matrix compiled into the library (data/sglang.json).
+// The default engine's newest built-in matrix (data/sglang.json).
 ATTNSEL_API Result<std::shared_ptr<const Matrix>> builtin_matrix();
 
 }  // namespace attnsel

@@ -22,5 +22,8 @@ ATTNSEL_API std::string render_json(const Selection& s, int indent = 2);
 
 enum class MatrixFormat { table, markdown, json };
 ATTNSEL_API std::string render_matrix(const Matrix& m, MatrixFormat format, const RenderOptions& o = {});
+// What changed from `from` to `to`: slots, backends (cell by cell), rules and selection entries
+// added, removed or changed (sources and notes aside). Table and Markdown give text; JSON one object.
+ATTNSEL_API std::string render_matrix_diff(const Matrix& from, const Matrix& to, MatrixFormat format);
 
 }  // namespace attnsel

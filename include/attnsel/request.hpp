@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "attnsel/device.hpp"
 #include "attnsel/types.hpp"
@@ -29,9 +30,29 @@ struct BackendChoice {
   bool empty() const { return !all && !prefill && !decode; }
 };
 
+// One --attention-backend-config value, typed as written (k=v pairs are strings until checked).
+struct ConfigValue {
+  enum class Type : std::uint8_t { string, integer, number, boolean, int_list, other };
+  Type type = Type::string;
+  std::string text;              // as written (for messages); strings unquoted
+  long long integer = 0;
+  double number = 0;
+  bool boolean = false;
+  std::vector<long long> ints;
+  bool from_pairs = false;       // k=v form: the type comes from the declared parameter
+};
+struct BackendConfig {
+  std::vector<std::pair<std::string, ConfigValue>> entries;  // in the order written
+  std::string origin;            // "inline JSON", "key=value pairs", or the file path
+};
+
 struct Request {
   DeviceInfo device;
   ModelTraits model;
+  ComputeDtype dtype = ComputeDtype::auto_;  // the model's compute dtype (diffusion engines)
+  std::vector<std::string> installed;        // optional Python packages present (--installed, or detected)
+  bool installed_known = false;              // false: nobody said; package requirements are then caveats
+  std::optional<BackendConfig> backend_config;  // --attention-backend-config, parsed
   KvCacheDtype kv_cache_dtype = KvCacheDtype::auto_;
   std::optional<int> page_size;
   int speculative_topk = 0;  // EAGLE --speculative-eagle-topk; 0 means no speculative decoding

@@ -26,6 +26,7 @@ struct Finding {
   int from = 0;             // rewrites: the old value (page size, backend id, kv dtype)
   int to = 0;               // rewrites: the new value
   Values values = Values::none;  // what from/to hold
+  std::string detail;       // a name the message needs ({detail}: a package, a config parameter); usually empty
 };
 
 // A finding rendered for people and machines.

@@ -50,6 +50,9 @@ enum class AttentionKind : std::uint8_t { mha, mla, gdn, dsa };
 enum class KvCacheDtype : std::uint8_t { auto_, bf16, fp16, fp32, fp8_e4m3, fp8_e5m2, fp4_e2m1 };
 enum class Phase : std::uint8_t { prefill, decode };
 enum class Preference : std::uint8_t { sglang_default, prefix_reuse, throughput };
+// The dtype a model computes in (diffusion engines choose kernels by it).
+enum class ComputeDtype : std::uint8_t { auto_, fp16, bf16, fp32 };
+inline constexpr int kComputeDtypeCount = 4;
 enum class Severity : std::uint8_t { info, warning, error };
 
 inline constexpr int kPlatformCount = 6;
@@ -64,6 +67,7 @@ ATTNSEL_API std::string_view name_of(KvCacheDtype d);
 ATTNSEL_API std::string_view name_of(Phase p);
 ATTNSEL_API std::string_view name_of(Preference p);
 ATTNSEL_API std::string_view name_of(Severity s);
+ATTNSEL_API std::string_view name_of(ComputeDtype d);
 
 ATTNSEL_API std::optional<Platform> parse_platform(std::string_view s);
 ATTNSEL_API std::optional<AttentionKind> parse_kind(std::string_view s);
@@ -71,10 +75,12 @@ ATTNSEL_API std::optional<KvCacheDtype> parse_kv_dtype(std::string_view s);
 ATTNSEL_API std::optional<Phase> parse_phase(std::string_view s);
 ATTNSEL_API std::optional<Preference> parse_preference(std::string_view s);
 ATTNSEL_API std::optional<Severity> parse_severity(std::string_view s);
+ATTNSEL_API std::optional<ComputeDtype> parse_compute_dtype(std::string_view s);
 
 // Every valid spelling, in declaration order, for "valid choices" messages.
 ATTNSEL_API std::string_view platform_names();
 ATTNSEL_API std::string_view kind_names();
 ATTNSEL_API std::string_view kv_dtype_names();
+ATTNSEL_API std::string_view compute_dtype_names();
 
 }  // namespace attnsel

@@ -33,6 +33,30 @@ std::string normalize(std::string_view text) {
   return out;
 }
 
+// "NVIDIA GeForce RTX-5090 (32GB)" -> {"nvidia", "geforce", "rtx", "5090", "32gb"}.
+std::vector<std::string> tokens(std::string_view text) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : text) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      cur += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!cur.empty()) {
+      out.push_back(cur);
+      cur.clear();
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+// `needle` appears as consecutive whole words of `hay`.
+bool contains_run(const std::vector<std::string>& hay, const std::vector<std::string>& needle) {
+  if (needle.empty() || needle.size() > hay.size()) return false;
+  for (std::size_t i = 0; i + needle.size() <= hay.size(); ++i)
+    if (std::equal(needle.begin(), needle.end(), hay.begin() + static_cast<std::ptrdiff_t>(i))) return true;
+  return false;
+}
+
 Version read_version(ObjectReader& r, const char* key) {
   std::string s = r.string(key);
   auto v = parse_version(s);
@@ -210,8 +234,10 @@ Result<DeviceInfo> Catalog::resolve_gpu(std::string_view text) const {
     return e;
   }
 
-  // Catalog names and aliases, exact after normalising, then the longest one contained in the text
-  // (probe names such as "NVIDIA H100 80GB HBM3").
+  // Catalog names and aliases, exact after normalising; then a name whose words appear, in order and
+  // whole, among the text's words (probe names such as "NVIDIA H100 80GB HBM3"), the longest first.
+  // Whole words keep "A1000" from reading as an A100.
+  const std::vector<std::string> words = tokens(text);
   const GpuModel* best = nullptr;
   std::size_t best_len = 0;
   for (const auto& g : gpus_) {
@@ -220,7 +246,8 @@ Result<DeviceInfo> Catalog::resolve_gpu(std::string_view text) const {
     for (const auto& n : names) {
       std::string nn = normalize(n);
       if (nn == norm) return device_for(archs_[g.arch], g.name);
-      if (nn.size() >= 3 && norm.find(nn) != std::string::npos && nn.size() > best_len) {
+      const std::vector<std::string> name_words = tokens(n);
+      if (nn.size() > best_len && contains_run(words, name_words)) {
         best = &g;
         best_len = nn.size();
       }
@@ -274,6 +301,19 @@ Result<DeviceInfo> resolve_device(const Catalog& catalog, const DeviceSpec& spec
     if (!v) return Error{ErrorCode::invalid_argument, fmt::format("expected a CUDA version like 12.8, got '{}'", *spec.cuda), "--cuda", {}, {}};
     if (d.platform != Platform::cuda)
       return Error{ErrorCode::invalid_argument, fmt::format("--cuda applies to NVIDIA GPUs; this is {}", name_of(d.platform)), "--cuda", {}, {}};
+    // A driver that supports this CUDA cannot drive a GPU outside the architecture's CUDA range.
+    if (const GpuArch* arch = d.compute_capability ? catalog.find_arch(*d.compute_capability) : nullptr) {
+      if (arch->min_cuda && *v < *arch->min_cuda)
+        return Error{ErrorCode::invalid_argument,
+                     fmt::format("{} ({}) needs CUDA {} or newer; CUDA {} cannot run it", arch->arch, arch->family,
+                                 to_string(*arch->min_cuda), to_string(*v)),
+                     "--cuda", {}, {}};
+      if (arch->max_cuda && *v >= *arch->max_cuda)
+        return Error{ErrorCode::invalid_argument,
+                     fmt::format("{} ({}) is not supported from CUDA {} on; CUDA {} cannot run it", arch->arch, arch->family,
+                                 to_string(*arch->max_cuda), to_string(*v)),
+                     "--cuda", {}, {}};
+    }
     d.cuda = v;
   }
   assume_cuda(catalog, d);

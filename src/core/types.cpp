@@ -33,6 +33,7 @@ constexpr std::array<std::string_view, kKvDtypeCount> kKvDtypes = {"auto",     "
 constexpr std::array<std::string_view, kPhaseCount> kPhases = {"prefill", "decode"};
 constexpr std::array<std::string_view, 3> kPreferences = {"sglang-default", "prefix-reuse", "throughput"};
 constexpr std::array<std::string_view, 3> kSeverities = {"info", "warning", "error"};
+constexpr std::array<std::string_view, kComputeDtypeCount> kComputeDtypes = {"auto", "fp16", "bf16", "fp32"};
 
 }  // namespace
 
@@ -63,6 +64,7 @@ std::string_view name_of(KvCacheDtype d) { return kKvDtypes[static_cast<std::siz
 std::string_view name_of(Phase p) { return kPhases[static_cast<std::size_t>(p)]; }
 std::string_view name_of(Preference p) { return kPreferences[static_cast<std::size_t>(p)]; }
 std::string_view name_of(Severity s) { return kSeverities[static_cast<std::size_t>(s)]; }
+std::string_view name_of(ComputeDtype d) { return kComputeDtypes[static_cast<std::size_t>(d)]; }
 
 std::optional<Platform> parse_platform(std::string_view s) { return parse_enum<Platform>(s, kPlatforms); }
 std::optional<AttentionKind> parse_kind(std::string_view s) { return parse_enum<AttentionKind>(s, kKinds); }
@@ -73,9 +75,16 @@ std::optional<KvCacheDtype> parse_kv_dtype(std::string_view s) {
 std::optional<Phase> parse_phase(std::string_view s) { return parse_enum<Phase>(s, kPhases); }
 std::optional<Preference> parse_preference(std::string_view s) { return parse_enum<Preference>(s, kPreferences); }
 std::optional<Severity> parse_severity(std::string_view s) { return parse_enum<Severity>(s, kSeverities); }
+std::optional<ComputeDtype> parse_compute_dtype(std::string_view s) {
+  if (s == "bfloat16") return ComputeDtype::bf16;
+  if (s == "float16" || s == "half") return ComputeDtype::fp16;
+  if (s == "float32" || s == "float") return ComputeDtype::fp32;
+  return parse_enum<ComputeDtype>(s, kComputeDtypes);
+}
 
 std::string_view platform_names() { return "cuda, rocm, npu, xpu, cpu, mps"; }
 std::string_view kind_names() { return "mha, mla, gdn, dsa"; }
 std::string_view kv_dtype_names() { return "auto, bf16, fp16, fp32, fp8_e4m3, fp8_e5m2, fp4_e2m1"; }
+std::string_view compute_dtype_names() { return "auto, fp16, bf16, fp32"; }
 
 }  // namespace attnsel

@@ -29,6 +29,11 @@ bool matches(const Condition& c, const EvalContext& ctx) {
   if (f & Condition::f_cuda && !in_ranges(c.cuda, req.device.cuda)) return false;
   if (f & Condition::f_kv_dtype && !c.kv_dtype.contains(ctx.kv_dtype)) return false;
   if (f & Condition::f_kv_dtype_explicit && ctx.kv_dtype_explicit != c.kv_dtype_explicit) return false;
+  if (f & Condition::f_dtype && !c.dtype.contains(req.dtype)) return false;
+  // Packages nobody reported are assumed present (cell.requires-unknown says so).
+  if (f & Condition::f_installed && req.installed_known)
+    for (const auto& p : c.installed)
+      if (std::find(req.installed.begin(), req.installed.end(), p) == req.installed.end()) return false;
   if (f & Condition::f_topk && !c.topk.matches(req.speculative_topk)) return false;
   if (f & Condition::f_page_size && !c.page_size.matches(ctx.page_size)) return false;
   if (f & Condition::f_page_size_explicit && ctx.page_size_explicit != c.page_size_explicit) return false;

@@ -55,6 +55,7 @@ class Engine {
     for (SlotId s = 0; s < m_.slots().size(); ++s)
       if (m_.slot(s).kinds.contains(out_.request.model.kind)) choose(s);
     if (!out_.slots.empty()) {
+      check_backend_config();
       plan_page_size();
       apply_plan_rules();
       revalidate_at_final_page();
@@ -197,6 +198,16 @@ class Engine {
     if (cell->min_cuda && req.device.cuda && *req.device.cuda < *cell->min_cuda) reject(BuiltinRule::cuda);
     if (!cell->phases.contains(static_cast<Phase>(phase))) reject(BuiltinRule::phase);
     if (!cell->kv_dtypes.contains(ctx.kv_dtype)) reject(BuiltinRule::kv_dtype);
+    if (!cell->dtypes.contains(req.dtype)) reject(BuiltinRule::dtype);
+    for (const auto& package : cell->requires_packages) {
+      const bool present = std::find(req.installed.begin(), req.installed.end(), package) != req.installed.end();
+      if (present) continue;
+      Finding f = finding(m_.builtin(req.installed_known ? BuiltinRule::requires_package : BuiltinRule::requires_unknown),
+                          req.installed_known ? Severity::error : Severity::warning, b, phase);
+      f.detail = package;
+      f.cell = cell;
+      v.findings.push_back(std::move(f));
+    }
     if (!cell->page_size.allows(ctx.page_size)) {
       // A size the user asked for (or SGLang forced) that the kernel cannot run; with no size given the plan picks one.
       if (ctx.page_size_explicit || v.page_rule) reject(BuiltinRule::page_size, ctx.page_size);
@@ -254,7 +265,8 @@ class Engine {
 
   void auto_choose(SlotId s, const std::vector<int>& phases, SlotPlan& plan) {
     auto usable_everywhere = [&](BackendId b) {
-      return std::all_of(phases.begin(), phases.end(), [&](int p) { return usable(b, p); });
+      return std::all_of(phases.begin(), phases.end(), [&](int p) { return usable(b, p); }) &&
+             plan_allows(s, b, phases, plan);
     };
     auto take = [&](BackendId b, ChoiceOrigin origin, const RuleInfo* why) {
       for (int p : phases) plan.phase[p] = {b, origin, why, b};
@@ -297,6 +309,42 @@ class Engine {
     else for (int p : phases) plan.phase[p].backend = kNoBackend;
   }
 
+  // Plan rules that would reject the combination a candidate makes with the phases already chosen
+  // (e.g. topk > 1 on a page size > 1 needs page-tree backends). Such a candidate is rejected in
+  // every phase it would fill, with the rule, and automatic selection moves on.
+  bool plan_allows(SlotId s, BackendId candidate, const std::vector<int>& phases, const SlotPlan& plan) {
+    if (s != 0) return true;  // plan rules read the first slot's backends
+    EvalContext ctx = base_;
+    BackendId chosen[kPhaseCount] = {plan.phase[0].backend, plan.phase[1].backend};
+    for (int p : phases) chosen[p] = runs(candidate, p);
+    ctx.prefill = chosen[0];
+    ctx.decode = chosen[1];
+    for (int p = 0; p < kPhaseCount; ++p) {
+      const Verdict& v = judge(chosen[p] == kNoBackend ? candidate : chosen[p], p);
+      if (v.page_rule) ctx.page_size = v.page_size;  // the size SGLang will force
+    }
+    bool allowed = true;
+    for (const Rule* rule : m_.rules_in(RuleScope::plan)) {
+      if (effective_severity(*rule) != Severity::error) continue;
+      const bool per_phase = rule->when.uses() & (Condition::f_backend | Condition::f_phase);
+      for (int p = per_phase ? 0 : -1; p < (per_phase ? kPhaseCount : 0); ++p) {
+        EvalContext c = ctx;
+        c.phase = p;
+        c.backend = p >= 0 ? chosen[p] : kNoBackend;
+        if (!matches(rule->when, c)) continue;
+        allowed = false;
+        for (int q : phases) {
+          Verdict& v = verdicts_[candidate][static_cast<std::size_t>(q)];
+          if (std::none_of(v.findings.begin(), v.findings.end(), [&](const Finding& f) { return f.rule == &rule->info; }))
+            v.findings.push_back(finding(rule->info, Severity::error, candidate, q));
+          v.valid = false;
+        }
+        break;
+      }
+    }
+    return allowed;
+  }
+
   void note_default_fails(const SelectionEntry& entry, BackendId picked, std::int8_t phase) {
     Finding f = finding(m_.builtin(BuiltinRule::default_fails), Severity::warning, entry.backend, phase);
     f.from = entry.backend;
@@ -314,6 +362,79 @@ class Engine {
     c.origin = ChoiceOrigin::rewritten;
     c.decided_by = &v.redirect_rule->info;
     out_.trace.push_back({TraceStep::Kind::rewrite, s, static_cast<std::int8_t>(p), c.backend, c.decided_by});
+  }
+
+  // ---- --attention-backend-config against the chosen backend's declared parameters ----
+
+  void check_backend_config() {
+    const auto& config = out_.request.backend_config;
+    if (!config) return;
+    const BackendId b = out_.slots.front().phase[0].backend;
+    if (b == kNoBackend) return;
+    const Backend& backend = m_.backend(b);
+    auto report = [&](BuiltinRule rule, std::string detail) {
+      Finding f = finding(m_.builtin(rule), m_.builtin(rule).severity, b);
+      f.detail = std::move(detail);
+      add(f);
+    };
+    if (backend.config.empty()) {
+      report(BuiltinRule::config_unused, "");
+      return;
+    }
+    for (const auto& [key, value] : config->entries) {
+      auto param = std::find_if(backend.config.begin(), backend.config.end(), [&, &k = key](const ConfigParam& p) { return p.name == k; });
+      if (param == backend.config.end()) {
+        report(BuiltinRule::config_unknown_key, key);
+        continue;
+      }
+      if (auto problem = config_problem(*param, value)) report(problem->first, problem->second);
+    }
+    for (const auto& p : backend.config) {
+      if (!p.required) continue;
+      bool given = std::any_of(config->entries.begin(), config->entries.end(), [&](const auto& e) { return e.first == p.name; });
+      if (!given) report(BuiltinRule::config_required, p.name);
+    }
+  }
+
+  // Type and range of one value; k=v values are strings and take the parameter's type if they can.
+  static std::optional<std::pair<BuiltinRule, std::string>> config_problem(const ConfigParam& p, const ConfigValue& v) {
+    using T = ConfigValue::Type;
+    auto type_error = [&] {
+      return std::make_pair(BuiltinRule::config_type,
+                            p.name + " expects " + std::string(name_of(p.type)) + ", got '" + v.text + "'");
+    };
+    double number = 0;
+    switch (p.type) {
+      case ConfigParam::Type::string:
+        if (v.type != T::string) return type_error();
+        return std::nullopt;
+      case ConfigParam::Type::boolean:
+        if (v.type == T::boolean) return std::nullopt;
+        if (v.from_pairs && (v.text == "true" || v.text == "false" || v.text == "True" || v.text == "False")) return std::nullopt;
+        return type_error();
+      case ConfigParam::Type::int_list:
+        if (v.type == T::int_list) return std::nullopt;
+        return type_error();
+      case ConfigParam::Type::integer:
+        if (v.type != T::integer) return type_error();
+        number = static_cast<double>(v.integer);
+        break;
+      case ConfigParam::Type::number:
+        if (v.type != T::integer && v.type != T::number) return type_error();
+        number = v.type == T::integer ? static_cast<double>(v.integer) : v.number;
+        break;
+    }
+    auto fmt_num = [](double d) {
+      std::string s = std::to_string(d);
+      s.erase(s.find_last_not_of('0') + 1);
+      if (!s.empty() && s.back() == '.') s.pop_back();
+      return s;
+    };
+    if (p.min && number < *p.min)
+      return std::make_pair(BuiltinRule::config_range, p.name + " = " + v.text + " is below the minimum " + fmt_num(*p.min));
+    if (p.max && number > *p.max)
+      return std::make_pair(BuiltinRule::config_range, p.name + " = " + v.text + " is above the maximum " + fmt_num(*p.max));
+    return std::nullopt;
   }
 
   // ---- plan rules and the page size ----
@@ -379,6 +500,13 @@ class Engine {
         ctx.backend_explicit = sp.phase[p].origin == ChoiceOrigin::explicit_flag;
         ctx.page_size_explicit = true;  // the plan states it on the command line
         judge_into(again, b, p, ctx);
+        // The plan's size is not the user's: rewrites of it are plan facts (page.*), not warnings.
+        again.findings.erase(std::remove_if(again.findings.begin(), again.findings.end(),
+                                            [&](const Finding& f) {
+                                              return f.values == Finding::Values::page_size &&
+                                                     f.rule != &m_.builtin(BuiltinRule::page_size);
+                                            }),
+                             again.findings.end());
         // Keep what SGLang rewrote on the way to this page size: the user must still hear of it.
         for (const auto& f : v.findings)
           if (f.values == Finding::Values::page_size && f.rule != &m_.builtin(BuiltinRule::page_size))

@@ -11,6 +11,7 @@
 
 #include "attnsel/matrix.hpp"
 #include "core/suggest.hpp"
+#include "matrix/compose.hpp"
 #include "matrix/embedded.hpp"
 #include "matrix/json_reader.hpp"
 
@@ -35,6 +36,7 @@ class MatrixBuilder {
     m_.info_.origin = std::string(origin);
     ObjectReader r(root, "");
     r.get("$schema");
+    if (const json* from = r.get("$composed_from")) m_.info_.extends = expect_string(*from, "/$composed_from");
     int schema = expect_int(r.require("schema_version"), "/schema_version", 0, 1000);
     if (schema != kSchemaVersion)
       fail("/schema_version", fmt::format("this attnsel reads schema_version {}, the file has {}", kSchemaVersion, schema));
@@ -161,14 +163,14 @@ class MatrixBuilder {
 
   static void check_placeholders(const std::string& message, const std::string& ptr) {
     static const char* known[] = {"backend", "phase", "kind",  "gpu",     "cuda",     "kv_dtype", "topk", "page_size",
-                                  "from",    "to",    "supported", "platform", "title", "model"};
+                                  "from",    "to",    "supported", "platform", "title", "model", "dtype", "detail"};
     for (std::size_t open = message.find('{'); open != std::string::npos; open = message.find('{', open + 1)) {
       auto close = message.find('}', open);
       if (close == std::string::npos) fail(ptr, "unbalanced '{' in message");
       std::string name = message.substr(open + 1, close - open - 1);
       if (std::find(std::begin(known), std::end(known), name) == std::end(known))
         fail(ptr, fmt::format("unknown placeholder {{{}}}; valid: backend, phase, kind, gpu, cuda, kv_dtype, topk, "
-                              "page_size, from, to, supported, platform, title, model",
+                              "page_size, from, to, supported, platform, title, model, dtype, detail",
                               name));
     }
   }
@@ -245,6 +247,12 @@ class MatrixBuilder {
     if (auto v = take("cuda", Condition::f_cuda)) c.cuda = ranges(*v, r.child("cuda"));
     if (auto v = take("kv_dtype", Condition::f_kv_dtype))
       c.kv_dtype = enum_set<KvCacheDtype>(*v, r.child("kv_dtype"), parse_kv_dtype, kv_dtype_names());
+    if (auto v = take("dtype", Condition::f_dtype))
+      c.dtype = enum_set<ComputeDtype>(*v, r.child("dtype"), parse_compute_dtype, compute_dtype_names());
+    if (take("installed", Condition::f_installed)) {
+      c.installed = r.strings("installed");
+      if (c.installed.empty()) fail(r.child("installed"), "expected at least one package name");
+    }
     if (auto v = take("topk", Condition::f_topk)) c.topk = int_match(*v, r.child("topk"), kMaxTopk);
     if (auto v = take("page_size", Condition::f_page_size)) c.page_size = int_match(*v, r.child("page_size"), kMaxPageSize);
     if (auto v = take("page_size_explicit", Condition::f_page_size_explicit))
@@ -304,6 +312,11 @@ class MatrixBuilder {
     m_.info_.description = r.optional_string("description").value_or("");
     m_.info_.source = required_source(r);
     if (const json* p = r.get("default_page_size")) m_.default_page_size_ = expect_int(*p, r.child("default_page_size"), 1, kMaxPageSize);
+    m_.info_.paged_kv_cache = r.boolean("paged_kv_cache", true);
+    if (auto models = r.optional_string("models")) {
+      if (*models != "any") fail(r.child("models"), "the only value is \"any\" (the choice does not depend on the model)");
+      m_.info_.any_model = true;
+    }
     r.finish();
   }
 
@@ -320,9 +333,14 @@ class MatrixBuilder {
       s.title = r.optional_string("title").value_or(s.name);
       s.kinds = enum_set<AttentionKind>(r.require("kinds"), r.child("kinds"), parse_kind, kind_names());
       s.joint = r.boolean("joint", true);
+      s.phased = r.boolean("phased", true);
+      if (!s.phased && !s.joint) fail(r.child("phased"), "a slot without phases is joint");
       s.flag = r.optional_string("flag").value_or("");
-      s.prefill_flag = r.string("prefill_flag");
-      s.decode_flag = r.string("decode_flag");
+      s.prefill_flag = r.optional_string("prefill_flag").value_or("");
+      s.decode_flag = r.optional_string("decode_flag").value_or("");
+      if (s.phased && (s.prefill_flag.empty() || s.decode_flag.empty()))
+        fail(r.pointer(), "a phased slot needs \"prefill_flag\" and \"decode_flag\"");
+      if (s.joint && s.flag.empty()) fail(r.pointer(), "a joint slot needs \"flag\" (it sets every phase)");
       s.flag_aliases = r.strings("flag_aliases");
       if (r.has("default")) pending_slot_defaults_.emplace_back(static_cast<SlotId>(m_.slots_.size()), r.string("default"), r.child("default"));
       s.source = required_source(r);
@@ -362,6 +380,8 @@ class MatrixBuilder {
         fail(r.child("preferred_page_size"), "the preferred page size is not one the cell allows");
     }
     c.kv_dtypes = enum_set<KvCacheDtype>(r.require("kv_dtypes"), r.child("kv_dtypes"), parse_kv_dtype, kv_dtype_names());
+    if (const json* d = r.get("dtypes")) c.dtypes = enum_set<ComputeDtype>(*d, r.child("dtypes"), parse_compute_dtype, compute_dtype_names());
+    c.requires_packages = r.strings("requires");
     std::string spec = r.string("speculative");
     if (spec == "none") c.speculative = TopkSupport::none;
     else if (spec == "topk1") c.speculative = TopkSupport::one;
@@ -396,6 +416,7 @@ class MatrixBuilder {
                fmt::format("duplicate backend name \"{}\" in slot \"{}\"", n, m_.slots_[b.slot].name));
       b.source = required_source(r);
       b.note = r.optional_string("note").value_or("");
+      if (const json* cfg = r.get("config")) read_config(*cfg, r.child("config"), b);
       const json& cells = r.require("cells");
       if (!cells.is_array() || cells.empty()) fail(r.child("cells"), "expected a non-empty array of cells");
       for (std::size_t k = 0; k < cells.size(); ++k) b.cells.push_back(cell(cells[k], fmt::format("{}/{}", r.child("cells"), k), b.source));
@@ -408,6 +429,46 @@ class MatrixBuilder {
       m_.backends_.push_back(std::move(b));
     }
     for (const auto& [slot, name, p] : pending_slot_defaults_) m_.slots_[slot].sglang_default = backend_ref(name, p, slot);
+  }
+
+  // A backend's --attention-backend-config parameters.
+  static void read_config(const json& j, const std::string& ptr, Backend& b) {
+    ObjectReader r(j, ptr);
+    b.config_source = required_source(r);
+    const json& params = r.require("parameters");
+    if (!params.is_array() || params.empty()) fail(r.child("parameters"), "expected a non-empty array of parameters");
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      ObjectReader p(params[i], fmt::format("{}/{}", r.child("parameters"), i));
+      ConfigParam c;
+      c.name = p.string("name");
+      if (c.name.empty()) fail(p.child("name"), "a parameter name is not empty");
+      for (const auto& other : b.config)
+        if (other.name == c.name) fail(p.child("name"), fmt::format("duplicate parameter \"{}\"", c.name));
+      const std::string type = p.string("type");
+      if (type == "str") c.type = ConfigParam::Type::string;
+      else if (type == "int") c.type = ConfigParam::Type::integer;
+      else if (type == "float") c.type = ConfigParam::Type::number;
+      else if (type == "bool") c.type = ConfigParam::Type::boolean;
+      else if (type == "list[int]") c.type = ConfigParam::Type::int_list;
+      else fail(p.child("type"), fmt::format("unknown type \"{}\"; valid: str, int, float, bool, list[int]", type));
+      c.required = p.boolean("required", false);
+      auto bound = [&](const char* key) -> std::optional<double> {
+        const json* v = p.get(key);
+        if (!v) return std::nullopt;
+        if (!v->is_number()) fail(p.child(key), fmt::format("expected a number, got {}", detail::type_name(*v)));
+        if (c.type != ConfigParam::Type::integer && c.type != ConfigParam::Type::number)
+          fail(p.child(key), "only int and float parameters have bounds");
+        return v->get<double>();
+      };
+      c.min = bound("min");
+      c.max = bound("max");
+      if (c.min && c.max && *c.min > *c.max) fail(p.pointer(), "min is above max");
+      if (const json* d = p.get("default")) c.default_text = d->is_string() ? d->get<std::string>() : d->dump();
+      c.description = p.optional_string("description").value_or("");
+      p.finish();
+      b.config.push_back(std::move(c));
+    }
+    r.finish();
   }
 
   void read_features(const json& j, const std::string& ptr) {
@@ -590,6 +651,10 @@ class MatrixBuilder {
         "{title} does not support speculative decoding with --speculative-eagle-topk {topk} (it supports: {supported})");
     add("cell.unknown-device", Severity::error,
         "{title} needs compute capability {supported}, and this GPU's compute capability is unknown");
+    add("cell.dtype", Severity::error, "{title} does not run models in {dtype} (it runs: {supported})");
+    add("cell.requires", Severity::error, "{title} needs the Python package '{detail}', which is not installed");
+    add("cell.requires-unknown", Severity::warning,
+        "{title} needs the Python package '{detail}'; attnsel cannot tell whether it is installed (pass --installed)");
     add("select.no-backend", Severity::error, "no {title} backend in the matrix can run this configuration (see rejected)");
     add("select.default-fails", Severity::warning,
         "SGLang's automatic choice here is {from}, which cannot run this configuration (see rejected); the plan uses {to} "
@@ -597,6 +662,11 @@ class MatrixBuilder {
     add("page.conflict", Severity::error, "no single page size satisfies every chosen backend ({supported})");
     add("page.rewrite-conflict", Severity::error,
         "SGLang would force page size {from} for one backend and {to} for another: they cannot run together");
+    add("config.unused", Severity::warning, "{title} takes no --attention-backend-config: it is ignored");
+    add("config.unknown-key", Severity::error, "{title} has no config parameter '{detail}' (it takes: {supported})");
+    add("config.type", Severity::error, "config parameter {detail}");
+    add("config.range", Severity::error, "config parameter {detail}");
+    add("config.required", Severity::error, "{title} needs the config parameter '{detail}' (--attention-backend-config {detail}=...)");
     for (auto& r : m_.builtin_) r.pointer = "";
   }
 
@@ -629,6 +699,17 @@ std::string_view name_of(TopkSupport t) {
     case TopkSupport::one: return "topk1";
     case TopkSupport::many_at_page1: return "topk>1 at page 1";
     case TopkSupport::any: return "any";
+  }
+  return "?";
+}
+
+std::string_view name_of(ConfigParam::Type t) {
+  switch (t) {
+    case ConfigParam::Type::string: return "str";
+    case ConfigParam::Type::integer: return "int";
+    case ConfigParam::Type::number: return "float";
+    case ConfigParam::Type::boolean: return "bool";
+    case ConfigParam::Type::int_list: return "list[int]";
   }
   return "?";
 }
@@ -689,11 +770,17 @@ const Rule* Matrix::find_rule(std::string_view id) const {
 Result<std::shared_ptr<const Matrix>> load_matrix(std::string_view json_text, std::string_view origin) {
   auto parsed = detail::parse_json(json_text, origin);
   if (!parsed) return parsed.error();
+  const std::string where(origin);
+  auto composed = detail::compose(std::move(*parsed), where, detail::default_resolver());
+  if (!composed) return composed.error();
+  // Messages about a composed matrix name the overlay and its base.
+  const bool extended = composed->contains("$composed_from");
+  const std::string named = extended ? fmt::format("{} (extending {})", where, (*composed)["$composed_from"].get<std::string>()) : where;
   auto matrix = std::make_shared<Matrix>();
   try {
-    MatrixBuilder(*matrix).build(*parsed, origin);
+    MatrixBuilder(*matrix).build(*composed, origin);
   } catch (const detail::ReadError& e) {
-    return Error{ErrorCode::invalid_matrix, e.what(), fmt::format("{}#{}", origin, e.pointer.empty() ? "/" : e.pointer), {}, {}};
+    return Error{ErrorCode::invalid_matrix, e.what(), fmt::format("{}#{}", named, e.pointer.empty() ? "/" : e.pointer), {}, {}};
   }
   return std::shared_ptr<const Matrix>(std::move(matrix));
 }
@@ -707,10 +794,6 @@ Result<std::shared_ptr<const Matrix>> load_matrix_file(const std::string& path) 
   return load_matrix(text.str(), path);
 }
 
-Result<std::shared_ptr<const Matrix>> builtin_matrix() {
-  // Parsed once per process; the result is immutable and shared.
-  static const Result<std::shared_ptr<const Matrix>> cached = load_matrix(embedded::find("sglang.json"), "built-in:sglang.json");
-  return cached;
-}
+Result<std::shared_ptr<const Matrix>> builtin_matrix() { return builtin_matrix_file("sglang.json"); }
 
 }  // namespace attnsel

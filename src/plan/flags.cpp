@@ -28,14 +28,14 @@ std::vector<std::string> Selection::flags() const {
     if (pre.backend == kNoBackend || dec.backend == kNoBackend) continue;
     // The flag's own default needs no flag.
     if (pre.origin == ChoiceOrigin::slot_default && dec.origin == ChoiceOrigin::slot_default) continue;
-    if (pre.backend == dec.backend && !s.flag.empty()) {
+    if ((pre.backend == dec.backend || !s.phased) && !s.flag.empty()) {
       add(s.flag, name(pre.backend));
     } else {
       add(s.prefill_flag, name(pre.backend));
       add(s.decode_flag, name(dec.backend));
     }
   }
-  if (!slots.empty()) add("--page-size", std::to_string(page.page_size));
+  if (!slots.empty() && matrix->info().paged_kv_cache) add("--page-size", std::to_string(page.page_size));
   if (request.kv_cache_dtype != KvCacheDtype::auto_) add("--kv-cache-dtype", std::string(name_of(request.kv_cache_dtype)));
   if (request.speculative_topk > 0) add("--speculative-eagle-topk", std::to_string(request.speculative_topk));
   if (request.speculative_attention_mode == Phase::decode) add("--speculative-attention-mode", "decode");

@@ -1,5 +1,6 @@
 // NVIDIA devices through NVML: what nvidia-smi reports, without creating a CUDA context.
 #include <cstring>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -145,6 +146,10 @@ std::optional<std::vector<DeviceInfo>> probe_nvml(const NvmlApi& api, const Envi
   const std::string lacks = missing_optional(api);
   log.add(api.library, true, lacks.empty() ? "loaded" : "loaded; lacks " + lacks);
 
+  // NVML's init/shutdown reference count is not safe against concurrent probes from one process
+  // (ThreadSanitizer reports a race inside libnvidia-ml): one probe at a time.
+  static std::mutex nvml_mutex;
+  std::lock_guard<std::mutex> one_at_a_time(nvml_mutex);
   log.begin("nvmlInit_v2");
   if (const nvmlReturn_t rc = api.nvmlInit_v2(); rc != NVML_SUCCESS) {
     log.add("nvmlInit_v2", false, describe_nvml(rc));

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnsel/render.hpp"
+#include "render/matrix_json.hpp"
 #include "render/text_util.hpp"
 
 namespace attnsel {
@@ -150,12 +151,16 @@ std::string scope_name(RuleScope s) {
 
 }  // namespace
 
-std::string render_matrix(const Matrix& m, MatrixFormat format, const RenderOptions& o) {
+json matrix_json(const Matrix& m) {
   const MatrixInfo& info = m.info();
-  if (format == MatrixFormat::json) {
     json j;
     j["matrix"] = {{"engine", info.engine}, {"version", info.version}, {"engine_version", info.engine_version},
                    {"origin", info.origin}, {"source", info.source}};
+    for (const auto& sl : m.slots())
+      j["slots"].push_back({{"name", sl.name}, {"title", sl.title}, {"kinds", names(sl.kinds, kKindCount)}, {"joint", sl.joint},
+                            {"phased", sl.phased}, {"flag", sl.flag}, {"prefill_flag", sl.prefill_flag},
+                            {"decode_flag", sl.decode_flag}, {"flag_aliases", sl.flag_aliases},
+                            {"default", sl.sglang_default ? json(m.backend(*sl.sglang_default).name) : json(nullptr)}});
     for (const auto& b : m.backends()) {
       json cells = json::array();
       for (const auto& c : b.cells) {
@@ -189,8 +194,12 @@ std::string render_matrix(const Matrix& m, MatrixFormat format, const RenderOpti
       j["selection"].push_back({{"id", e.info.id}, {"slot", m.slot(e.slot).name}, {"phases", names(e.phases, kPhaseCount)},
                                 {"when", condition_json(e.when, m)}, {"backend", m.backend(e.backend).name},
                                 {"source", e.info.source}});
-    return j.dump(2) + "\n";
-  }
+    return j;
+}
+
+std::string render_matrix(const Matrix& m, MatrixFormat format, const RenderOptions& o) {
+  const MatrixInfo& info = m.info();
+  if (format == MatrixFormat::json) return matrix_json(m).dump(2) + "\n";
 
   const bool md = format == MatrixFormat::markdown;
   auto heading = [&](const std::string& text) {

@@ -40,7 +40,12 @@ Diagnostic Selection::describe(const Finding& f) const {
   d.rule = f.rule ? f.rule->id : "";
   d.severity = f.severity;
   d.source = f.rule ? f.rule->source : "";
-  if (f.cell && !f.cell->source.empty() && d.source.rfind("attnsel engine", 0) == 0) d.source = f.cell->source;
+  // The engine's own rules cite the data they judged: the cell, or the backend's config declaration.
+  if (d.source.rfind("attnsel engine", 0) == 0) {
+    if (f.cell && !f.cell->source.empty()) d.source = f.cell->source;
+    else if (f.backend != kNoBackend && d.rule.rfind("config.", 0) == 0 && !matrix->backend(f.backend).config_source.empty())
+      d.source = matrix->backend(f.backend).config_source;
+  }
   if (f.backend != kNoBackend) d.backend = name(f.backend);
   if (f.phase >= 0) d.phase = std::string(name_of(static_cast<Phase>(f.phase)));
   if (!f.rule) return d;
@@ -65,8 +70,19 @@ Diagnostic Selection::describe(const Finding& f) const {
         parts.push_back(fmt::format("{} ({}): {}", name(c.backend), name_of(c.phase), detail::describe_page_support(*c.support)));
       return fmt::format("{}", fmt::join(parts, "; "));
     }
+    if (rule == &m.builtin(BuiltinRule::config_unknown_key) && f.backend != kNoBackend) {
+      std::vector<std::string> names;
+      for (const auto& p : m.backend(f.backend).config) names.push_back(p.name);
+      return fmt::format("{}", fmt::join(names, ", "));
+    }
     if (!f.cell) return "";
     const Cell& c = *f.cell;
+    if (rule == &m.builtin(BuiltinRule::dtype)) {
+      std::vector<std::string> names;
+      for (int i = 0; i < kComputeDtypeCount; ++i)
+        if (c.dtypes.contains(static_cast<ComputeDtype>(i))) names.emplace_back(name_of(static_cast<ComputeDtype>(i)));
+      return fmt::format("{}", fmt::join(names, ", "));
+    }
     if (rule == &m.builtin(BuiltinRule::compute_capability) || rule == &m.builtin(BuiltinRule::unknown_device))
       return detail::describe_cc_ranges(c.compute_capability);
     if (rule == &m.builtin(BuiltinRule::cuda)) return c.min_cuda ? to_string(*c.min_cuda) : "any";
@@ -106,6 +122,8 @@ Diagnostic Selection::describe(const Finding& f) const {
     else if (key == "to") out += value(f.to);
     else if (key == "supported") out += supported();
     else if (key == "model") out += r.model.id.empty() ? std::string(name_of(r.model.kind)) : r.model.id;
+    else if (key == "dtype") out += name_of(r.dtype);
+    else if (key == "detail") out += f.detail;
     else out += "{" + key + "}";
   }
   d.message = std::move(out);

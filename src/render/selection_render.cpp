@@ -57,6 +57,8 @@ std::string device_line(const Selection& s) {
 
 std::string model_line(const Selection& s) {
   const ModelTraits& m = s.request.model;
+  if (s.matrix->info().any_model)
+    return fmt::format("{} (the {} matrix does not depend on the model)", m.id.empty() ? "any" : m.id, s.matrix->info().engine);
   std::string line = m.id.empty() || m.id == name_of(m.kind) ? std::string(name_of(m.kind))
                                                                : fmt::format("{} → {}", m.id, name_of(m.kind));
   line += fmt::format(" ({})", detail::kind_title(m.kind));
@@ -118,13 +120,14 @@ std::string render_text(const Selection& s, const RenderOptions& o) {
     const PhaseChoice& pre = sp.phase[0];
     const PhaseChoice& dec = sp.phase[1];
     if (pre.backend == dec.backend && pre.origin == dec.origin) {
-      out += fmt::format("  {:<12} {:<34} prefill + decode · {}\n", slot.title, backend_label(s, pre.backend), origin_phrase(pre.origin));
+      out += fmt::format("  {:<12} {:<34} {} · {}\n", slot.title, backend_label(s, pre.backend),
+                         slot.phased ? "prefill + decode" : "every forward pass", origin_phrase(pre.origin));
     } else {
       out += fmt::format("  {:<12} {:<34} prefill · {}\n", slot.title, backend_label(s, pre.backend), origin_phrase(pre.origin));
       out += fmt::format("  {:<12} {:<34} decode · {}\n", "", backend_label(s, dec.backend), origin_phrase(dec.origin));
     }
   }
-  if (!s.slots.empty()) {
+  if (!s.slots.empty() && s.matrix->info().paged_kv_cache) {
     std::vector<std::string> how;
     for (const auto& c : s.page.constraints) {
       if (c.support->mode != PageMode::fixed) continue;
@@ -169,6 +172,7 @@ std::string render_text(const Selection& s, const RenderOptions& o) {
       out += st.dim(fmt::format("    rule {} · {}", r->id, r->source)) + "\n";
     }
     for (const auto& d : s.describe(s.notes)) {
+      if (std::any_of(why.begin(), why.end(), [&](const RuleInfo* r) { return r->id == d.rule; })) continue;
       out += fmt::format("  • {}\n", d.message);
       out += st.dim(fmt::format("    rule {} · {}", d.rule, d.source)) + "\n";
     }

@@ -9,7 +9,7 @@ std::string describe_cc_ranges(const std::vector<VersionRange>& ranges) {
   for (const auto& r : ranges) {
     if (r.min && r.max && r.min->minor == 0 && r.max->minor == 0) {
       for (int major = r.min->major; major < r.max->major; ++major) parts.push_back(fmt::format("{}.x", major));
-    } else if (r.min && r.max && r.max->major == r.min->major && r.max->minor == r.min->minor + 1) {
+    } else if (r.min && r.max && (r.max->major * 10 + r.max->minor) - (r.min->major * 10 + r.min->minor) == 1) {
       parts.push_back(to_string(*r.min));
     } else {
       parts.push_back(to_string(r));

@@ -1,10 +1,15 @@
 // `attnsel [select]` and `attnsel explain`: plan attention backends and the page size.
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <iostream>
 
 #include <fmt/format.h>
 
+#include "attnsel/backend_config.hpp"
 #include "attnsel/probe.hpp"
 #include "attnsel/render.hpp"
 #include "attnsel/render_probe.hpp"
@@ -25,17 +30,19 @@ struct SelectArgs {
   std::string spec_mode = "prefill";
   bool sliding_window = false, multimodal = false, sinks = false, deterministic = false, no_radix = false, strict = false;
   std::string prefer = "sglang-default";
+  std::string dtype = "auto";
+  std::optional<std::string> installed;
+  std::optional<std::string> backend_config;
   int device_index = 0;
   bool all_devices = false;
   bool json = false;
-  std::optional<std::string> matrix;
+  MatrixChoice matrix;
 };
 
 void add_select_options(CLI::App& app, SelectArgs& a) {
   app.add_option("--gpu", a.gpu, "GPU: sm90, sm_90a, 9.0, 90, or a name (H100, B200, \"RTX 5090\", MI300X, gfx942); probed when absent");
   app.add_option("--cuda", a.cuda, "CUDA version X.Y (default: the driver's, or the catalog's assumption with --gpu)");
-  app.add_option("--model", a.model, "mha|mla|gdn|dsa, a model id (deepseek-ai/DeepSeek-V3), or a config.json / model directory")
-      ->required();
+  app.add_option("--model", a.model, "mha|mla|gdn|dsa, a model id (deepseek-ai/DeepSeek-V3), or a config.json / model directory");
   app.add_option("--attention-backend", a.attention, "backend for every phase");
   app.add_option("--prefill-attention-backend", a.prefill, "backend for prefill");
   app.add_option("--decode-attention-backend", a.decode, "backend for decode");
@@ -62,7 +69,13 @@ void add_select_options(CLI::App& app, SelectArgs& a) {
   app.add_flag("--strict", a.strict, "documented caveats (e.g. FlashMLA with FP8 KV) are errors");
   app.add_option("--device", a.device_index, "which probed GPU to plan for (default 0)")->check(CLI::NonNegativeNumber);
   app.add_flag("--all-devices", a.all_devices, "plan for every probed GPU and say where the plans differ");
-  app.add_option("--matrix", a.matrix, "matrix JSON file (default: ATTNSEL_MATRIX, else the built-in one)");
+  a.matrix.add_options(app);
+  app.add_option("--dtype", a.dtype, "the model's compute dtype: auto|fp16|bf16|fp32 (diffusion backends check it)")
+      ->check(CLI::IsMember({"auto", "fp16", "bf16", "fp32", "float16", "bfloat16", "float32"}));
+  app.add_option("--installed", a.installed,
+                 "optional Python packages present, comma-separated (e.g. sageattention,st_attn); detected with python3 when absent");
+  app.add_option("--attention-backend-config", a.backend_config,
+                 "backend parameters: a JSON/YAML file, a JSON object, or key=value pairs (diffusion backends)");
   app.add_flag("--json", a.json, "print one JSON object");
 }
 
@@ -122,16 +135,92 @@ std::vector<DeviceInfo> devices_from_args(const Catalog& catalog, const SelectAr
   return out;
 }
 
+Request with_flags(Request r, const SelectArgs& a);
+
+// The packages a matrix asks about, looked up with the host's python3 (bounded in time); nullopt
+// when python3 is missing or does not answer: the requirements then stay caveats.
+std::optional<std::vector<std::string>> detect_packages(const Matrix& m) {
+  std::vector<std::string> names;
+  for (const auto& b : m.backends())
+    for (const auto& c : b.cells)
+      for (const auto& p : c.requires_packages)
+        if (std::find(names.begin(), names.end(), p) == names.end()) names.push_back(p);
+  for (const auto& rule : m.rules())
+    for (const auto& p : rule.when.installed)
+      if (std::find(names.begin(), names.end(), p) == names.end()) names.push_back(p);
+  if (names.empty()) return std::nullopt;
+  std::string list;
+  for (const auto& n : names) {
+    if (n.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") != std::string::npos) continue;
+    list += (list.empty() ? "'" : ",'") + n + "'";
+  }
+  const std::string command =
+      "timeout 10 python3 -c \"import importlib.util as u\nfor n in [" + list +
+      "]:\n  try:\n    print(n) if u.find_spec(n) else None\n  except Exception: pass\" 2>/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return std::nullopt;
+  std::vector<std::string> found;
+  char line[512];
+  while (fgets(line, sizeof line, pipe)) {
+    std::string s(line);
+    while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+    if (!s.empty()) found.push_back(s);
+  }
+  if (pclose(pipe) != 0) return std::nullopt;
+  return found;
+}
+
 // Everything but the device.
-Request build_request(const Catalog& catalog, const SelectArgs& a) {
+Request build_request(const Catalog& catalog, const Matrix& matrix, const SelectArgs& a) {
   Request r;
+  r.dtype = *parse_compute_dtype(a.dtype);
+  if (a.installed) {
+    r.installed_known = true;
+    for (auto& p : CLI::detail::split(*a.installed, ',')) {
+      p = CLI::detail::trim_copy(p);
+      if (!p.empty()) r.installed.push_back(p);
+    }
+  } else if (auto found = detect_packages(matrix)) {
+    r.installed_known = true;
+    r.installed = *found;
+  }
+  if (a.backend_config) {
+    std::error_code ec;
+    Result<BackendConfig> parsed = parse_backend_config(*a.backend_config);
+    if (std::filesystem::is_regular_file(*a.backend_config, ec)) {
+      std::ifstream in(*a.backend_config, std::ios::binary);
+      std::ostringstream text;
+      text << in.rdbuf();
+      parsed = parse_backend_config_file(text.str(), *a.backend_config);
+    }
+    if (!parsed) {
+      Error e = parsed.error();
+      if (e.where.empty()) e.where = "--attention-backend-config";
+      throw Failure{kUsage, e.describe()};
+    }
+    r.backend_config = std::move(*parsed);
+  }
+  if (!a.model && matrix.info().any_model) {
+    r.model.origin = fmt::format("any model: the {} matrix does not depend on it", matrix.info().engine);
+    return with_flags(r, a);
+  }
+  if (!a.model) throw Failure{kUsage, "--model is required (a kind: mha, mla, gdn, dsa; a model id; or a config.json)"};
   auto model = resolve_model(catalog, *a.model);
+  if (!model && matrix.info().any_model) {
+    r.model.id = *a.model;
+    r.model.origin = fmt::format("any model: the {} matrix does not depend on it", matrix.info().engine);
+    return with_flags(r, a);
+  }
   if (!model) {
     Error e = model.error();
     if (e.where.empty() || e.where == "--model") e.where = "--model";
     throw Failure{kUsage, e.describe()};
   }
   r.model = *model;
+  return with_flags(r, a);
+}
+
+Request with_flags(Request r, const SelectArgs& a) {
   r.model.sliding_window |= a.sliding_window;
   r.model.multimodal |= a.multimodal;
   r.model.attention_sinks |= a.sinks;
@@ -152,7 +241,7 @@ Request build_request(const Catalog& catalog, const SelectArgs& a) {
 int run_select(const SelectArgs& a, bool explain) {
   auto matrix = load_matrix_or_fail(a.matrix);
   auto catalog = catalog_or_fail();
-  const Request base = build_request(*catalog, a);
+  const Request base = build_request(*catalog, *matrix, a);
   std::vector<Selection> plans;
   for (const DeviceInfo& device : devices_from_args(*catalog, a)) {
     Request request = base;
@@ -207,8 +296,6 @@ Command add_select_commands(CLI::App& app) {
   auto sel = std::make_shared<SelectArgs>();
   auto exp = std::make_shared<SelectArgs>();
   add_select_options(app, *root);
-  // --model is required by the commands, not by `attnsel matrix` or `attnsel probe`: checked below.
-  app.get_option("--model")->required(false);
   CLI::App* select_cmd = app.add_subcommand("select", "plan attention backends and the page size (the default command)");
   add_select_options(*select_cmd, *sel);
   CLI::App* explain_cmd = app.add_subcommand("explain", "the decision, step by step");
@@ -217,7 +304,8 @@ Command add_select_commands(CLI::App& app) {
     if (*select_cmd) return run_select(*sel, false);
     if (*explain_cmd) return run_select(*exp, true);
     if (!app.get_subcommands().empty()) return std::nullopt;
-    if (!root->model) throw Failure{kUsage, "--model is required (a kind: mha, mla, gdn, dsa; a model id; or a config.json)\n\n" + app.help()};
+    if (!root->model && !root->gpu && !root->platform && !root->matrix.release && root->matrix.engine == "sglang")
+      throw Failure{kUsage, "--model is required (a kind: mha, mla, gdn, dsa; a model id; or a config.json)\n\n" + app.help()};
     return run_select(*root, false);
   };
 }

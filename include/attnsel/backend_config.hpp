@@ -1,0 +1,19 @@
+// --attention-backend-config in its three forms: a JSON or YAML file, an inline JSON object, or
+// key=value pairs ("sparsity=0.5,enable_x=true"). Parsing only; select() checks the values
+// against the chosen backend's declared parameters.
+#pragma once
+
+#include <string_view>
+
+#include "attnsel/error.hpp"
+#include "attnsel/export.hpp"
+#include "attnsel/request.hpp"
+
+namespace attnsel {
+
+// Inline text: a JSON object, or key=value pairs separated by commas (brackets may hold commas).
+ATTNSEL_API Result<BackendConfig> parse_backend_config(std::string_view text);
+// File contents: JSON, or YAML when `path` ends in .yaml/.yml (an Error when built without yaml-cpp).
+ATTNSEL_API Result<BackendConfig> parse_backend_config_file(std::string_view contents, std::string_view path);
+
+}  // namespace attnsel

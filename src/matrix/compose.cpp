@@ -1,0 +1,144 @@
+#include "matrix/compose.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/suggest.hpp"
+#include "matrix/embedded.hpp"
+
+namespace attnsel::detail {
+namespace {
+
+constexpr int kMaxExtendsDepth = 8;
+constexpr const char* kBuiltin = "built-in:";
+
+// The key that identifies an entry of each keyed array.
+std::string entry_key(const std::string& section, const json& entry, const std::string& ptr) {
+  ObjectReader r(entry, ptr);
+  if (section == "backends") {
+    if (!r.has("slot") || !r.has("name")) fail(ptr, "a backend entry needs \"slot\" and \"name\"");
+    return expect_string(entry["slot"], ptr + "/slot") + ":" + expect_string(entry["name"], ptr + "/name");
+  }
+  const char* key = section == "slots" ? "name" : "id";
+  if (!r.has(key)) fail(ptr, fmt::format("an entry of \"{}\" needs \"{}\"", section, key));
+  return expect_string(entry[key], ptr + "/" + key);
+}
+
+void merge_array(json& base, const json& overlay, const std::string& section, const std::string& ptr) {
+  if (!overlay.is_array()) fail(ptr, fmt::format("expected an array, got {}", type_name(overlay)));
+  if (!base.is_array()) base = json::array();
+  for (std::size_t i = 0; i < overlay.size(); ++i) {
+    const std::string p = fmt::format("{}/{}", ptr, i);
+    json entry = overlay[i];
+    const std::string key = entry_key(section, entry, p);
+    auto find = [&](const std::string& k) -> std::ptrdiff_t {
+      for (std::size_t j = 0; j < base.size(); ++j)
+        if (entry_key(section, base[j], "(base)") == k) return static_cast<std::ptrdiff_t>(j);
+      return -1;
+    };
+    const std::ptrdiff_t at = find(key);
+    if (entry.contains("remove")) {
+      if (entry["remove"] != true || entry.size() > (section == "backends" ? 3u : 2u))
+        fail(p, "a removal is {\"<key>\": ..., \"remove\": true} and nothing else");
+      if (at < 0) fail(p, fmt::format("removes \"{}\", which the base does not have", key));
+      base.erase(static_cast<std::size_t>(at));
+      continue;
+    }
+    std::optional<std::string> after, before;
+    if (entry.contains("after")) after = expect_string(entry["after"], p + "/after");
+    if (entry.contains("before")) before = expect_string(entry["before"], p + "/before");
+    entry.erase("after");
+    entry.erase("before");
+    if (at >= 0) {
+      if (after || before) fail(p, fmt::format("\"{}\" replaces an entry in place; \"after\"/\"before\" only place new ones", key));
+      base[static_cast<std::size_t>(at)] = std::move(entry);
+      continue;
+    }
+    if (after || before) {
+      const std::string anchor = after ? *after : *before;
+      std::ptrdiff_t pos = find(anchor);
+      if (pos < 0) fail(p + (after ? "/after" : "/before"), fmt::format("no entry \"{}\" to place it next to", anchor));
+      base.insert(base.begin() + pos + (after ? 1 : 0), std::move(entry));
+    } else {
+      base.push_back(std::move(entry));
+    }
+  }
+}
+
+void merge_object(json& base, const json& overlay, const std::string& ptr) {
+  if (!overlay.is_object()) fail(ptr, fmt::format("expected an object, got {}", type_name(overlay)));
+  for (auto it = overlay.begin(); it != overlay.end(); ++it) {
+    if (it->is_null()) base.erase(it.key());  // "feature": null removes it
+    else base[it.key()] = *it;
+  }
+}
+
+}  // namespace
+
+MatrixResolver default_resolver() {
+  return [](std::string_view name, std::string_view from) -> Result<SourceText> {
+    const std::string from_s(from);
+    if (from_s.rfind(kBuiltin, 0) != 0) {
+      std::filesystem::path path = std::filesystem::path(from_s).parent_path() / std::string(name);
+      std::error_code ec;
+      if (std::filesystem::is_regular_file(path, ec)) {
+        std::ifstream in(path, std::ios::binary);
+        std::ostringstream text;
+        text << in.rdbuf();
+        if (!in && !in.eof()) return Error{ErrorCode::io_error, "cannot read the base matrix", path.string(), {}, {}};
+        return SourceText{text.str(), path.string()};
+      }
+    }
+    const std::string_view text = embedded::find(name);
+    if (text.empty())
+      return Error{ErrorCode::io_error,
+                   fmt::format("\"extends\": no matrix \"{}\" next to this file or among the built-in ones", name), from_s, {}, {}};
+    return SourceText{std::string(text), std::string(kBuiltin) + std::string(name)};
+  };
+}
+
+Result<json> compose(json document, const std::string& origin, const MatrixResolver& resolve, int depth) {
+  if (!document.is_object() || !document.contains("extends")) return document;
+  if (depth >= kMaxExtendsDepth)
+    return Error{ErrorCode::invalid_matrix, fmt::format("\"extends\" chains deeper than {} files (a cycle?)", kMaxExtendsDepth),
+                 origin + "#/extends", {}, {}};
+  if (!document["extends"].is_string())
+    return Error{ErrorCode::invalid_matrix, "\"extends\" names a matrix file (a string)", origin + "#/extends", {}, {}};
+  const std::string base_name = document["extends"].get<std::string>();
+  auto base_text = resolve(base_name, origin);
+  if (!base_text) return base_text.error();
+  auto base_json = parse_json(base_text->text, base_text->origin);
+  if (!base_json) return base_json.error();
+  auto base = compose(std::move(*base_json), base_text->origin, resolve, depth + 1);
+  if (!base) return base.error();
+  json merged = std::move(*base);
+  try {
+    for (auto it = document.begin(); it != document.end(); ++it) {
+      const std::string& key = it.key();
+      const std::string ptr = "/" + escape_pointer(key);
+      if (key == "extends" || key == "$schema") continue;
+      if (key == "schema_version") {
+        if (*it != merged["schema_version"]) fail(ptr, "an extending matrix has its base's schema_version");
+      } else if (key == "matrix" || key == "features") {
+        merge_object(merged[key], *it, ptr);
+      } else if (key == "slots" || key == "backends" || key == "rules" || key == "selection") {
+        merge_array(merged[key], *it, key, ptr);
+      } else {
+        static const std::vector<std::string> valid = {"extends", "schema_version", "matrix", "features",
+                                                       "slots",   "backends",       "rules",  "selection"};
+        const std::string hint = closest_match(key, valid);
+        fail(ptr, fmt::format("unknown key \"{}\" in an extending matrix{}; valid: {}", shorten(key, 64),
+                              hint.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", hint), fmt::join(valid, ", ")));
+      }
+    }
+  } catch (const ReadError& e) {
+    return Error{ErrorCode::invalid_matrix, e.what(), fmt::format("{}#{}", origin, e.pointer), {}, {}};
+  }
+  merged["$composed_from"] = base_text->origin;
+  return merged;
+}
+
+}  // namespace attnsel::detail

@@ -1,0 +1,133 @@
+// The built-in matrices: data/matrices.json lists each engine's generations; files load once and are shared.
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "attnsel/matrix.hpp"
+#include "core/suggest.hpp"
+#include "matrix/embedded.hpp"
+#include "matrix/json_reader.hpp"
+
+namespace attnsel {
+
+using detail::json;
+using detail::ObjectReader;
+
+std::optional<ReleaseVersion> parse_release(std::string_view text) {
+  if (!text.empty() && (text.front() == 'v' || text.front() == 'V')) text.remove_prefix(1);
+  // "0.5.3.post1", "0.5.3rc0": the release they belong to.
+  ReleaseVersion v;
+  int* parts[3] = {&v.major, &v.minor, &v.patch};
+  std::size_t i = 0;
+  int count = 0;
+  while (count < 3) {
+    std::size_t start = i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && i - start < 4) ++i;
+    if (i == start) return std::nullopt;
+    *parts[count++] = std::stoi(std::string(text.substr(start, i - start)));
+    if (i == text.size()) break;
+    if (text[i] != '.') break;
+    ++i;
+  }
+  if (count < 2) return std::nullopt;
+  if (i < text.size()) {
+    std::string_view rest = text.substr(i);
+    if (!(rest.rfind("post", 0) == 0 || rest.rfind("rc", 0) == 0 || rest.rfind(".post", 0) == 0 || rest.rfind("dev", 0) == 0 ||
+          rest.rfind(".dev", 0) == 0))
+      return std::nullopt;
+  }
+  return v;
+}
+
+std::string to_string(ReleaseVersion v) { return fmt::format("{}.{}.{}", v.major, v.minor, v.patch); }
+
+Result<std::vector<MatrixGeneration>> builtin_generations() {
+  static const Result<std::vector<MatrixGeneration>> cached = []() -> Result<std::vector<MatrixGeneration>> {
+    const std::string origin = "built-in:matrices.json";
+    auto parsed = detail::parse_json(embedded::find("matrices.json"), origin);
+    if (!parsed) return parsed.error();
+    std::vector<MatrixGeneration> out;
+    try {
+      ObjectReader r(*parsed, "");
+      r.get("$schema");
+      if (detail::expect_int(r.require("schema_version"), "/schema_version", 0, 1000) != 1)
+        detail::fail("/schema_version", "this attnsel reads schema_version 1");
+      const json& engines = r.require("engines");
+      if (!engines.is_array() || engines.empty()) detail::fail("/engines", "expected a non-empty array");
+      for (std::size_t e = 0; e < engines.size(); ++e) {
+        ObjectReader er(engines[e], fmt::format("/engines/{}", e));
+        const std::string engine = er.string("engine");
+        const bool is_default = er.boolean("default", false);
+        er.optional_string("description");
+        const json& gens = er.require("generations");
+        if (!gens.is_array() || gens.empty()) detail::fail(er.child("generations"), "expected a non-empty array");
+        for (std::size_t g = 0; g < gens.size(); ++g) {
+          ObjectReader gr(gens[g], fmt::format("{}/{}", er.child("generations"), g));
+          MatrixGeneration gen;
+          gen.engine = engine;
+          gen.default_engine = is_default;
+          const std::string since = gr.string("since");
+          auto v = parse_release(since);
+          if (!v) detail::fail(gr.child("since"), fmt::format("expected a release like \"0.5.3\", got \"{}\"", since));
+          gen.since = *v;
+          gen.file = gr.string("file");
+          if (embedded::find(gen.file).empty()) detail::fail(gr.child("file"), fmt::format("no built-in file \"{}\"", gen.file));
+          gen.label = gr.optional_string("label").value_or("");
+          gen.source = gr.string("source");
+          gr.finish();
+          if (!out.empty() && out.back().engine == engine && !(out.back().since < gen.since))
+            detail::fail(gr.child("since"), "generations are listed oldest first");
+          out.push_back(std::move(gen));
+        }
+        er.finish();
+      }
+      r.finish();
+    } catch (const detail::ReadError& e) {
+      return Error{ErrorCode::invalid_matrix, e.what(), origin + "#" + e.pointer, {}, {}};
+    }
+    return out;
+  }();
+  return cached;
+}
+
+Result<std::shared_ptr<const Matrix>> builtin_matrix_file(std::string_view file) {
+  // Each file is parsed once per process; matrices are immutable and shared.
+  static std::mutex mutex;
+  static std::map<std::string, Result<std::shared_ptr<const Matrix>>, std::less<>> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = cache.find(file); it != cache.end()) return it->second;
+  const std::string_view text = embedded::find(file);
+  Result<std::shared_ptr<const Matrix>> loaded =
+      text.empty() ? Result<std::shared_ptr<const Matrix>>(Error{ErrorCode::unknown_name, fmt::format("no built-in matrix \"{}\"", file), "", {}, {}})
+                   : load_matrix(text, "built-in:" + std::string(file));
+  return cache.emplace(std::string(file), std::move(loaded)).first->second;
+}
+
+Result<std::shared_ptr<const Matrix>> builtin_matrix(std::string_view engine, std::optional<ReleaseVersion> release) {
+  auto generations = builtin_generations();
+  if (!generations) return generations.error();
+  std::vector<std::string> engines;
+  const MatrixGeneration* pick = nullptr;
+  const MatrixGeneration* oldest = nullptr;
+  for (const auto& g : *generations) {
+    if (std::find(engines.begin(), engines.end(), g.engine) == engines.end()) engines.push_back(g.engine);
+    if (g.engine != engine) continue;
+    if (!oldest) oldest = &g;
+    if (!release || g.since <= *release) pick = &g;  // listed oldest first: the last that fits wins
+  }
+  if (!oldest) {
+    Error e{ErrorCode::unknown_name, fmt::format("unknown engine '{}'", engine), "--engine", engines, {}};
+    e.suggestion = detail::closest_match(engine, engines);
+    return e;
+  }
+  if (!pick)
+    return Error{ErrorCode::invalid_argument,
+                 fmt::format("{} {} is older than every matrix attnsel has (the oldest describes {} from {})", engine,
+                             to_string(*release), engine, to_string(oldest->since)),
+                 "--sglang-version", {}, {}};
+  return builtin_matrix_file(pick->file);
+}
+
+}  // namespace attnsel
