@@ -1,0 +1,102 @@
+// `attnsel check`: judge SGLang launch commands (from argv, scripts, Dockerfiles, compose and
+// Kubernetes YAML, Markdown) against one or more target GPUs before anything is launched.
+//
+// launch.hpp finds the commands and reads their flags; this header maps each command to a
+// Request per target GPU, runs the engine, and adds what only a check can say (unknown names
+// with the flag's line, values that come from the environment, the model kind it assumed).
+// Rendering (text, JSON, GitHub annotations) lives in src/render/check_render.cpp.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attnsel/catalog.hpp"
+#include "attnsel/error.hpp"
+#include "attnsel/export.hpp"
+#include "attnsel/launch.hpp"
+#include "attnsel/render.hpp"
+#include "attnsel/selection.hpp"
+
+namespace attnsel {
+
+// One GPU (or platform) a command is checked for.
+struct CheckTarget {
+  std::string label;  // as the user wrote it in the list: "sm90", "H100", "npu"
+  DeviceInfo device;
+};
+
+// A comma-separated list: GPU names and architectures as --gpu takes them (sm90, H100, B200,
+// MI300X, gfx942 ...), or a platform with no GPU catalog entry: npu (alias ascend), xpu, cpu,
+// mps, rocm (plans for an MI300X). `cuda` applies to the NVIDIA targets only; without it each
+// NVIDIA target gets the catalog's assumption. Errors: an empty list or entry, an unknown name
+// (with the closest one), a malformed CUDA version.
+ATTNSEL_API Result<std::vector<CheckTarget>> resolve_check_targets(const Catalog& catalog, std::string_view gpu_list,
+                                                                   const std::optional<std::string>& cuda);
+
+struct CheckOptions {
+  // The kind of model assumed when a command's model resolves nowhere (not a kind name, not in
+  // the model table, no local config.json). Unset: the kind the explicit backends imply (an
+  // MLA-only backend means an MLA model), else mha. Either way a note says so.
+  std::optional<AttentionKind> model_kind;
+  bool strict = false;  // documented caveats (FlashMLA with FP8 KV) are errors; warnings fail the check
+};
+
+enum class Verdict : std::uint8_t { clean, warning, error };
+ATTNSEL_API std::string_view name_of(Verdict v);
+
+// A finding located in the checked source.
+struct CheckDiagnostic {
+  Diagnostic diagnostic;  // rule, severity, message, source, backend, phase
+  std::string flag;       // the flag it is about, as written ("--attention-backend"); "" when none
+  std::string value;      // that flag's value as written ("trtllm_mla"); "" for a boolean flag or none
+  int line = 0;           // the flag's line, else the command's; 0 for the command-line form
+};
+
+// One command judged for one target.
+struct CommandCheck {
+  LaunchCommand command;
+  CheckTarget target;
+  ModelTraits model;                     // as resolved or assumed
+  std::optional<Selection> selection;    // absent when SGLang would reject the command before selecting
+                                         // (unknown names, argument errors) or it is not modelled (diffusion)
+  std::vector<CheckDiagnostic> findings; // the check's own findings (rules "check.*")
+  std::vector<CheckDiagnostic> errors, warnings, notes;  // the selection's, in its order, with lines
+  std::vector<std::string> passed_over;  // flags read and knowingly not judged (--tp, --mm-attention-backend ...)
+
+  Verdict verdict() const;
+  // True when the check fails: any error, or any warning under --strict.
+  ATTNSEL_API bool fails(bool strict) const;
+  // Every finding, the check's own first, then the selection's errors, warnings and notes.
+  std::vector<const CheckDiagnostic*> all() const;
+};
+
+// Judges one command for every target, in target order.
+ATTNSEL_API std::vector<CommandCheck> check_command(const std::shared_ptr<const Matrix>& matrix, const Catalog& catalog,
+                                                    const LaunchCommand& command,
+                                                    const std::vector<CheckTarget>& targets,
+                                                    const CheckOptions& options = {});
+
+// ---- rendering ----
+
+// For people: per command its file:line and the command shortened; per target the verdict, the
+// findings with their lines, what SGLang would run and the launch flags that say so.
+ATTNSEL_API std::string render_check_text(const std::vector<CommandCheck>& checks, const RenderOptions& o = {});
+// An array, one object per command per target: render_json's object plus "file", "line", "gpu",
+// "launcher", "command", "args", "verdict", "check_findings" and "passed_over"; every entry of
+// errors, warnings and notes gains "line" and "flag" where known.
+ATTNSEL_API std::string render_check_json(const std::vector<CommandCheck>& checks, int indent = 2);
+// GitHub Actions workflow commands, one line per error (::error), warning (::warning) and note of
+// the check itself (::notice), on the flag's own line when known. A finding every target shares
+// is printed once; one only some targets have names them ("[sm90] ...").
+ATTNSEL_API std::string render_check_github(const std::vector<CommandCheck>& checks);
+
+// The escapes of a workflow command (actions/toolkit packages/core/src/command.ts): data
+// escapes %, CR and LF; a property also : and ,.
+ATTNSEL_API std::string github_escape_data(std::string_view s);
+ATTNSEL_API std::string github_escape_property(std::string_view s);
+
+}  // namespace attnsel

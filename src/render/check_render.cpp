@@ -1,0 +1,340 @@
+// Rendering `attnsel check` results: text for people, JSON for machines, GitHub workflow commands
+// for annotations on the offending line. The data (CommandCheck) is built first, in check.cpp.
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "attnsel/check.hpp"
+#include "render/text_util.hpp"
+
+namespace attnsel {
+namespace {
+
+using json = nlohmann::json;
+
+struct Style {
+  bool on = false;
+  std::string wrap(std::string_view code, std::string_view s) const {
+    return on ? fmt::format("\033[{}m{}\033[0m", code, s) : std::string(s);
+  }
+  std::string bold(std::string_view s) const { return wrap("1", s); }
+  std::string dim(std::string_view s) const { return wrap("2", s); }
+  std::string red(std::string_view s) const { return wrap("31", s); }
+  std::string green(std::string_view s) const { return wrap("32", s); }
+  std::string yellow(std::string_view s) const { return wrap("33", s); }
+};
+
+// An argument as a shell would need it written back.
+std::string quoted(const std::string& a) {
+  if (!a.empty() && a.find_first_of(" \t\n'\"\\;&|<>()*?[]#~") == std::string::npos) return a;
+  std::string out = "'";
+  for (char c : a) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string command_text(const LaunchCommand& cmd) {
+  std::string out = cmd.launcher == "flags" ? "" : cmd.launcher;
+  for (const auto& a : cmd.args) {
+    if (!out.empty()) out += ' ';
+    out += quoted(a);
+  }
+  return out;
+}
+
+// Shortened to a line a terminal shows whole, cut at a word.
+std::string shortened(const std::string& s, std::size_t width = 110) {
+  if (s.size() <= width) return s;
+  std::size_t cut = s.rfind(' ', width);
+  if (cut == std::string::npos || cut < width / 2) cut = width;
+  return s.substr(0, cut) + " …";
+}
+
+std::string where(const LaunchCommand& cmd, int line) {
+  if (cmd.file.empty()) return "";
+  return line > 0 ? fmt::format("{}:{}", cmd.file, line) : cmd.file;
+}
+
+// "--attention-backend trtllm_mla: message"
+std::string located_message(const CheckDiagnostic& d) {
+  if (d.flag.empty()) return d.diagnostic.message;
+  if (d.value.empty()) return fmt::format("{}: {}", d.flag, d.diagnostic.message);
+  return fmt::format("{} {}: {}", d.flag, quoted(d.value), d.diagnostic.message);
+}
+
+std::string device_text(const DeviceInfo& d) {
+  std::string out = detail::describe_gpu(d);
+  if (d.platform == Platform::cuda) {
+    if (d.cuda) out += fmt::format(" · CUDA {}{}", to_string(*d.cuda), d.cuda_assumed ? " (assumed; pass --cuda X.Y)" : "");
+  } else {
+    out += fmt::format(" · platform {}", name_of(d.platform));
+  }
+  return out;
+}
+
+std::string verdict_text(Verdict v, const Style& st) {
+  switch (v) {
+    case Verdict::clean: return st.green("✓ clean");
+    case Verdict::warning: return st.yellow("! warning");
+    case Verdict::error: return st.red("✗ error");
+  }
+  return "";
+}
+
+// What SGLang would run: one phrase per slot, then the page size and the KV cache.
+std::string plan_text(const Selection& s) {
+  std::vector<std::string> parts;
+  auto choice = [&](const PhaseChoice& c) {
+    if (c.backend == kNoBackend) return std::string("none");
+    if (c.origin == ChoiceOrigin::rewritten && c.requested != kNoBackend && c.requested != c.backend)
+      return fmt::format("{} (SGLang replaces {})", s.name(c.backend), s.name(c.requested));
+    return s.name(c.backend);
+  };
+  for (const auto& sp : s.slots) {
+    const Slot& slot = s.matrix->slot(sp.slot);
+    const std::string pre = choice(sp.phase[0]), dec = choice(sp.phase[1]);
+    if (pre == dec) parts.push_back(fmt::format("{} {}", slot.title, pre));
+    else parts.push_back(fmt::format("{} {} (prefill) + {} (decode)", slot.title, pre, dec));
+  }
+  std::string page = fmt::format("page size {}", s.page.page_size);
+  if (s.page.origin == PageOrigin::sglang_rewrite) page += " (set by SGLang)";
+  else if (s.page.origin == PageOrigin::planned) page += " (chosen by attnsel)";
+  parts.push_back(page);
+  parts.push_back(fmt::format("KV cache {}", name_of(s.kv_cache_dtype)));
+  if (s.request.speculative_topk > 0) parts.push_back(fmt::format("EAGLE topk {}", s.request.speculative_topk));
+  if (!s.radix_cache) parts.emplace_back("radix cache off");
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : " · ") + p;
+  return out;
+}
+
+std::string join_words(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
+json diagnostic_json(const CheckDiagnostic& d) {
+  json j = {{"rule", d.diagnostic.rule},
+            {"severity", std::string(name_of(d.diagnostic.severity))},
+            {"message", d.diagnostic.message},
+            {"source", d.diagnostic.source},
+            {"flag", d.flag.empty() ? json(nullptr) : json(d.flag)},
+            {"value", d.flag.empty() ? json(nullptr) : json(d.value)},
+            {"line", d.line > 0 ? json(d.line) : json(nullptr)}};
+  if (!d.diagnostic.backend.empty()) j["backend"] = d.diagnostic.backend;
+  if (!d.diagnostic.phase.empty()) j["phase"] = d.diagnostic.phase;
+  return j;
+}
+
+// The object render_json would give, for a command SGLang would reject before selecting.
+json unplanned_json(const CommandCheck& c) {
+  const DeviceInfo& d = c.target.device;
+  const ModelTraits& m = c.model;
+  return {{"ok", false},
+          {"device",
+           {{"platform", std::string(name_of(d.platform))},
+            {"arch", d.arch},
+            {"name", d.name},
+            {"compute_capability", d.compute_capability ? json(to_string(*d.compute_capability)) : json(nullptr)},
+            {"cuda", d.cuda ? json(to_string(*d.cuda)) : json(nullptr)},
+            {"cuda_assumed", d.cuda_assumed},
+            {"origin", d.origin}}},
+          {"model",
+           {{"id", m.id},
+            {"kind", std::string(name_of(m.kind))},
+            {"family", m.family},
+            {"architecture", m.architecture},
+            {"sliding_window", m.sliding_window},
+            {"multimodal", m.multimodal},
+            {"attention_sinks", m.attention_sinks},
+            {"origin", m.origin}}},
+          {"plan", nullptr},
+          {"errors", json::array()},
+          {"warnings", json::array()},
+          {"notes", json::array()},
+          {"rejected", json::array()},
+          {"alternatives", json::array()}};
+}
+
+}  // namespace
+
+std::string github_escape_data(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '%') out += "%25";
+    else if (c == '\r') out += "%0D";
+    else if (c == '\n') out += "%0A";
+    else out += c;
+  }
+  return out;
+}
+
+std::string github_escape_property(std::string_view s) {
+  std::string out;
+  for (char c : github_escape_data(s)) {
+    if (c == ':') out += "%3A";
+    else if (c == ',') out += "%2C";
+    else out += c;
+  }
+  return out;
+}
+
+std::string render_check_text(const std::vector<CommandCheck>& checks, const RenderOptions& o) {
+  if (checks.empty()) return "no SGLang launch command found\n";
+  Style st{o.color};
+  std::string out;
+  std::vector<std::string> gpus;
+  std::size_t width = 0;
+  for (const CommandCheck& c : checks) width = std::max(width, c.target.label.size());
+  std::size_t commands = 0, failing = 0, warned = 0, clean = 0;
+  auto line_of = [&](const LaunchCommand& cmd, const CheckDiagnostic& d, std::string_view indent) {
+    const Severity sev = d.diagnostic.severity;
+    const std::string mark = sev == Severity::error ? st.red("✗") : sev == Severity::warning ? st.yellow("!") : st.dim("·");
+    const std::string at = where(cmd, d.line);
+    return fmt::format("{}{} {}{}  {}\n", indent, mark, at.empty() ? "" : at + "  ", located_message(d),
+                       st.dim(fmt::format("[{}]", d.diagnostic.rule)));
+  };
+  auto same_finding = [](const CheckDiagnostic& a, const CheckDiagnostic& b) {
+    return a.diagnostic.rule == b.diagnostic.rule && a.line == b.line && a.diagnostic.message == b.diagnostic.message;
+  };
+  auto same_command = [](const LaunchCommand& a, const LaunchCommand& b) {
+    return a.file == b.file && a.line == b.line && a.args == b.args && a.launcher == b.launcher;
+  };
+  for (std::size_t first = 0; first < checks.size();) {
+    // The checks of one command, one per target.
+    std::size_t last = first + 1;
+    while (last < checks.size() && same_command(checks[last].command, checks[first].command)) ++last;
+    const LaunchCommand& cmd = checks[first].command;
+    // What the check found in the command whatever the GPU, once; then each GPU.
+    auto everywhere = [&](const CheckDiagnostic& d) {
+      for (std::size_t i = first; i < last; ++i)
+        if (std::none_of(checks[i].findings.begin(), checks[i].findings.end(),
+                         [&](const CheckDiagnostic& e) { return same_finding(d, e); }))
+          return false;
+      return true;
+    };
+    ++commands;
+    if (commands > 1) out += "\n";
+    const std::string at = where(cmd, cmd.line);
+    out += st.bold(at.empty() ? "command" : at) + "  " + shortened(command_text(cmd)) + "\n";
+    for (const auto& d : checks[first].findings)
+      if (everywhere(d)) out += line_of(cmd, d, "  ");
+    for (std::size_t i = first; i < last; ++i) {
+      const CommandCheck& c = checks[i];
+      if (std::find(gpus.begin(), gpus.end(), c.target.label) == gpus.end()) gpus.push_back(c.target.label);
+      const Verdict v = c.verdict();
+      (v == Verdict::error ? failing : v == Verdict::warning ? warned : clean) += 1;
+      out += fmt::format("  {}{}  {}  {}\n", st.bold(c.target.label), std::string(width - c.target.label.size(), ' '),
+                         verdict_text(v, st), st.dim(device_text(c.target.device)));
+      for (const auto& d : c.findings)
+        if (!everywhere(d)) out += line_of(cmd, d, "    ");
+      for (const auto* list : {&c.errors, &c.warnings, &c.notes})
+        for (const auto& d : *list) out += line_of(cmd, d, "    ");
+      if (v == Verdict::error) {
+        out += fmt::format("    {}\n", st.red("SGLang would not start as written"));
+      } else if (c.selection && c.selection->ok()) {
+        out += fmt::format("    {}  {}\n", st.bold("runs "), plan_text(*c.selection));
+        out += fmt::format("    {}  {}\n", st.bold("flags"), join_words(c.selection->flags()));
+      } else if (!c.selection) {
+        out += fmt::format("    {}\n", st.dim("not planned (see above)"));
+      }
+    }
+    first = last;
+  }
+  out += fmt::format("\n{} command{} checked for {}: {} failing, {} with warnings, {} clean\n", commands,
+                     commands == 1 ? "" : "s", fmt::join(gpus, ", "), failing, warned, clean);
+  return out;
+}
+
+std::string render_check_json(const std::vector<CommandCheck>& checks, int indent) {
+  json arr = json::array();
+  for (const CommandCheck& c : checks) {
+    json j = c.selection ? json::parse(render_json(*c.selection, -1)) : unplanned_json(c);
+    // Each diagnostic render_json lists gains the line and flag of the same finding.
+    auto add_locations = [&](const char* key, const std::vector<CheckDiagnostic>& located) {
+      std::vector<bool> used(located.size(), false);
+      for (json& entry : j[key]) {
+        entry["line"] = nullptr;
+        entry["flag"] = nullptr;
+        for (std::size_t i = 0; i < located.size(); ++i) {
+          if (used[i] || entry.value("rule", "") != located[i].diagnostic.rule ||
+              entry.value("message", "") != located[i].diagnostic.message)
+            continue;
+          used[i] = true;
+          if (located[i].line > 0) entry["line"] = located[i].line;
+          if (!located[i].flag.empty()) entry["flag"] = located[i].flag;
+          break;
+        }
+      }
+    };
+    if (c.selection) {
+      add_locations("errors", c.errors);
+      add_locations("warnings", c.warnings);
+      add_locations("notes", c.notes);
+    }
+    j["file"] = c.command.file.empty() ? json(nullptr) : json(c.command.file);
+    j["line"] = c.command.line > 0 ? json(c.command.line) : json(nullptr);
+    j["gpu"] = c.target.label;
+    j["launcher"] = c.command.launcher;
+    j["command"] = command_text(c.command);
+    j["args"] = c.command.args;
+    j["verdict"] = std::string(name_of(c.verdict()));
+    json findings = json::array();
+    for (const auto& d : c.findings) findings.push_back(diagnostic_json(d));
+    j["check_findings"] = findings;
+    j["passed_over"] = c.passed_over;
+    arr.push_back(std::move(j));
+  }
+  return arr.dump(indent);
+}
+
+std::string render_check_github(const std::vector<CommandCheck>& checks) {
+  // One annotation per distinct finding of a command; the targets it occurs on, in order.
+  struct Annotation {
+    std::string kind;         // error, warning, notice
+    std::string command_key;  // which command it belongs to
+    std::string file, rule, message;
+    int line = 0;
+    std::vector<std::string> gpus;
+  };
+  std::vector<Annotation> annotations;
+  std::map<std::string, std::size_t> index;               // an annotation's identity -> its place
+  std::map<std::string, std::size_t> targets_of_command;  // how many targets each command was checked for
+  auto command_key = [](const LaunchCommand& cmd) {
+    return fmt::format("{}\n{}\n{}\n{}", cmd.file, cmd.line, cmd.launcher, join_words(cmd.args));
+  };
+  for (const CommandCheck& c : checks) {
+    const std::string key = command_key(c.command);
+    ++targets_of_command[key];
+    for (const CheckDiagnostic* d : c.all()) {
+      const Severity sev = d->diagnostic.severity;
+      const bool own = d->diagnostic.rule.rfind("check.", 0) == 0;
+      if (sev == Severity::info && !own) continue;  // the engine's notes explain a plan; they are not findings
+      const std::string kind = sev == Severity::error ? "error" : sev == Severity::warning ? "warning" : "notice";
+      const std::string message = located_message(*d);
+      const std::string identity = fmt::format("{}\n{}\n{}\n{}\n{}", kind, key, d->line, d->diagnostic.rule, message);
+      auto [at, added] = index.emplace(identity, annotations.size());
+      if (added) annotations.push_back({kind, key, c.command.file, d->diagnostic.rule, message, d->line, {}});
+      Annotation& same = annotations[at->second];
+      if (std::find(same.gpus.begin(), same.gpus.end(), c.target.label) == same.gpus.end())
+        same.gpus.push_back(c.target.label);
+    }
+  }
+  std::string out;
+  for (const Annotation& a : annotations) {
+    std::vector<std::string> props;
+    if (!a.file.empty()) {
+      props.push_back("file=" + github_escape_property(a.file));
+      if (a.line > 0) props.push_back(fmt::format("line={}", a.line));
+    }
+    props.push_back("title=" + github_escape_property("attnsel " + a.rule));
+    std::string message = a.message;
+    if (a.gpus.size() < targets_of_command[a.command_key]) message = fmt::format("[{}] {}", fmt::join(a.gpus, ", "), message);
+    out += fmt::format("::{} {}::{}\n", a.kind, fmt::join(props, ","), github_escape_data(message));
+  }
+  return out;
+}
+
+}  // namespace attnsel

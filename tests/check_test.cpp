@@ -1,0 +1,979 @@
+// `attnsel check`: launch commands judged for target GPUs, located on the flag's line, rendered as
+// text, JSON and GitHub annotations, and the CLI's exit codes.
+#include "attnsel/check.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef ATTNSEL_TESTS_DIR
+#define ATTNSEL_TESTS_DIR "tests"
+#endif
+#ifndef ATTNSEL_CLI
+#define ATTNSEL_CLI ""
+#endif
+
+namespace attnsel {
+namespace {
+
+using Args = std::vector<std::string>;
+using json = nlohmann::json;
+
+const std::string kFixtures = std::string(ATTNSEL_TESTS_DIR) + "/fixtures/check/";
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << "cannot read " << path;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::shared_ptr<const Matrix> matrix() {
+  auto m = builtin_matrix();
+  EXPECT_TRUE(m.ok());
+  return *m;
+}
+
+const Catalog& catalog() {
+  static const std::shared_ptr<const Catalog> c = *builtin_catalog();
+  return *c;
+}
+
+std::vector<CheckTarget> targets(const std::string& list, const std::optional<std::string>& cuda = std::nullopt) {
+  auto t = resolve_check_targets(catalog(), list, cuda);
+  EXPECT_TRUE(t.ok()) << (t.ok() ? "" : t.error().describe());
+  return t.ok() ? *t : std::vector<CheckTarget>{};
+}
+
+LaunchCommand argv_command(const Args& argv) {
+  auto cmd = launch_command_from_argv(argv);
+  EXPECT_TRUE(cmd.ok()) << (cmd.ok() ? "" : cmd.error().describe());
+  return cmd.ok() ? *cmd : LaunchCommand{};
+}
+
+// One command-line command for one GPU.
+CommandCheck check_one(const Args& argv, const std::string& gpu, const CheckOptions& options = {}) {
+  auto results = check_command(matrix(), catalog(), argv_command(argv), targets(gpu), options);
+  EXPECT_EQ(results.size(), 1u);
+  return results.empty() ? CommandCheck{} : results.front();
+}
+
+std::vector<CommandCheck> check_file(const std::string& name, const std::string& gpus, const CheckOptions& options = {}) {
+  auto found = find_launch_commands(read_file(kFixtures + name), name);
+  EXPECT_TRUE(found.ok()) << (found.ok() ? "" : found.error().describe());
+  std::vector<CommandCheck> out;
+  if (!found.ok()) return out;
+  const auto t = targets(gpus);
+  for (const auto& cmd : *found) {
+    auto r = check_command(matrix(), catalog(), cmd, t, options);
+    out.insert(out.end(), r.begin(), r.end());
+  }
+  return out;
+}
+
+// The rule ids of the errors and warnings, the check's own first.
+std::vector<std::string> rules(const CommandCheck& c) {
+  std::vector<std::string> out;
+  for (const CheckDiagnostic* d : c.all())
+    if (d->diagnostic.severity != Severity::info) out.push_back(d->diagnostic.rule);
+  return out;
+}
+
+const CheckDiagnostic* find(const CommandCheck& c, const std::string& rule) {
+  for (const CheckDiagnostic* d : c.all())
+    if (d->diagnostic.rule == rule) return d;
+  return nullptr;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// "prefill/decode@page" of the plan's attention slot.
+std::string plan_of(const CommandCheck& c) {
+  if (!c.selection) return "none";
+  const Selection& s = *c.selection;
+  const std::string pre = s.backend(Phase::prefill) == kNoBackend ? "none" : s.name(s.backend(Phase::prefill));
+  const std::string dec = s.backend(Phase::decode) == kNoBackend ? "none" : s.name(s.backend(Phase::decode));
+  return (pre == dec ? pre : pre + "/" + dec) + "@" + std::to_string(s.page.page_size);
+}
+
+// ---- every sglang.launch_server example of seed 001, on the GPU its comment names ----
+
+struct SeedVerdict {
+  std::string gpu;
+  Verdict verdict;
+  std::vector<std::string> rules;  // errors and warnings
+  std::string plan;
+};
+
+TEST(CheckSeed001, EveryExampleOnItsGpu) {
+  const std::vector<SeedVerdict> want = {
+      {"sm100", Verdict::clean, {}, "fa4/trtllm_mla@64"},  // FA4 prefill + TRTLLM MLA decode (Blackwell)
+      {"sm80", Verdict::clean, {}, "flashinfer@1"},
+      {"sm80", Verdict::clean, {}, "flashinfer@1"},
+      {"sm90", Verdict::clean, {}, "fa3@1"},
+      {"sm90", Verdict::clean, {}, "fa3@1"},
+      {"sm80", Verdict::clean, {}, "triton@1"},
+      {"sm80", Verdict::clean, {}, "triton@1"},
+      {"sm90", Verdict::clean, {}, "flashmla@64"},
+      {"sm90", Verdict::warning, {"flashmla-fp8-kv"}, "flashmla@64"},  // a documented caveat
+      {"sm100", Verdict::clean, {}, "trtllm_mla@64"},
+      {"sm100", Verdict::clean, {}, "trtllm_mla@64"},
+      {"sm100", Verdict::clean, {}, "trtllm_mha@64"},  // Qwen3.5's vision tower: a note (feature.multimodal), not a warning
+      {"sm90", Verdict::clean, {}, "fa3/trtllm_mha@64"},
+      {"sm90", Verdict::warning, {"fa4-sm90-decode-slowdown"}, "fa4@128"},
+      {"sm100", Verdict::clean, {}, "fa4/trtllm_mla@64"},
+      {"sm100", Verdict::clean, {}, "cutlass_mla@128"},
+      {"ascend", Verdict::clean, {}, "ascend@128"},
+      {"xpu", Verdict::clean, {}, "intel_xpu@128"},
+      {"gfx942", Verdict::clean, {}, "wave@1"},
+      {"sm90", Verdict::clean, {}, "flex_attention@1"},
+      {"sm90", Verdict::clean, {}, "dual_chunk_flash_attn@1"},
+      {"sm80", Verdict::clean, {}, "torch_native@1"},
+  };
+  const std::string text = read_file(kFixtures + "seed_001_examples.md");
+  auto found = find_launch_commands(text, "seed_001_examples.md");
+  ASSERT_TRUE(found.ok());
+  ASSERT_EQ(found->size(), want.size());
+  std::istringstream lines(text);
+  std::vector<std::string> gpus;
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("<!-- gpu: ", 0) == 0) gpus.push_back(line.substr(10, line.find(' ', 10) - 10));
+  ASSERT_EQ(gpus.size(), want.size());
+
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    SCOPED_TRACE("seed example #" + std::to_string(i + 1) + " on " + gpus[i]);
+    ASSERT_EQ(gpus[i], want[i].gpu);
+    const auto results = check_command(matrix(), catalog(), (*found)[i], targets(gpus[i]));
+    ASSERT_EQ(results.size(), 1u);
+    const CommandCheck& c = results[0];
+    EXPECT_EQ(c.verdict(), want[i].verdict);
+    EXPECT_EQ(rules(c), want[i].rules);
+    EXPECT_EQ(plan_of(c), want[i].plan);
+    EXPECT_TRUE(c.findings.empty()) << c.findings.front().diagnostic.message;  // every model and name is known
+    EXPECT_FALSE(c.fails(false));
+  }
+}
+
+TEST(CheckSeed001, StrictTurnsTheFlashMlaFp8CaveatIntoAnError) {
+  CheckOptions strict;
+  strict.strict = true;
+  const Args cmd = {"python3", "-m", "sglang.launch_server", "--tp", "8", "--model", "deepseek-ai/DeepSeek-R1",
+                    "--attention-backend", "flashmla", "--kv-cache-dtype", "fp8_e4m3", "--trust-remote-code"};
+  const CommandCheck lax = check_one(cmd, "sm90");
+  EXPECT_EQ(lax.verdict(), Verdict::warning);
+  EXPECT_FALSE(lax.fails(false));
+  EXPECT_TRUE(lax.fails(true));  // --strict: any warning fails
+  const CommandCheck c = check_one(cmd, "sm90", strict);
+  EXPECT_EQ(c.verdict(), Verdict::error);
+  ASSERT_EQ(c.errors.size(), 1u);
+  EXPECT_EQ(c.errors[0].diagnostic.rule, "flashmla-fp8-kv");
+  EXPECT_EQ(c.errors[0].flag, "--kv-cache-dtype");
+}
+
+// ---- the wrong GPU for a command: messages a user understands without the docs ----
+
+TEST(CheckWrongGpu, TrtllmMlaOnHopper) {
+  const CommandCheck c = check_one({"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-R1",
+                                    "--attention-backend", "trtllm_mla"},
+                                   "H100");
+  EXPECT_EQ(c.verdict(), Verdict::error);
+  ASSERT_EQ(c.errors.size(), 1u);
+  const CheckDiagnostic& e = c.errors[0];
+  EXPECT_EQ(e.diagnostic.rule, "cell.compute-capability");
+  EXPECT_EQ(e.diagnostic.message,
+            "TensorRT-LLM MLA needs compute capability 10.x or 12.x; this GPU is sm90 (H100)");
+  EXPECT_EQ(e.flag, "--attention-backend");
+  EXPECT_EQ(e.value, "trtllm_mla");
+  EXPECT_TRUE(contains(render_check_text({c}),
+                       "--attention-backend trtllm_mla: TensorRT-LLM MLA needs compute capability 10.x or 12.x; "
+                       "this GPU is sm90 (H100)"));
+  EXPECT_TRUE(contains(render_check_text({c}), "SGLang would not start as written"));
+}
+
+TEST(CheckWrongGpu, Fa4WithPageSize64OnHopper) {
+  const CommandCheck c = check_one({"sglang", "serve", "Qwen/Qwen3-30B-A3B-Instruct-2507-FP8", "--attention-backend",
+                                    "fa4", "--page-size", "64"},
+                                   "sm90");
+  EXPECT_EQ(c.verdict(), Verdict::error);
+  const CheckDiagnostic* e = find(c, "cell.page-size");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->diagnostic.severity, Severity::error);
+  EXPECT_EQ(e->diagnostic.message, "FlashAttention 4 runs only with page size 128; page size 64 was asked for");
+  EXPECT_EQ(e->flag, "--page-size");
+  EXPECT_EQ(e->value, "64");
+}
+
+TEST(CheckWrongGpu, CutlassMlaWithFp8OnAmpere) {
+  const CommandCheck c = check_one({"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
+                                    "--attention-backend", "cutlass_mla", "--kv-cache-dtype", "fp8_e4m3"},
+                                   "sm86");
+  EXPECT_EQ(c.verdict(), Verdict::error);
+  ASSERT_EQ(rules(c), (std::vector<std::string>{"cell.compute-capability"}));
+  EXPECT_EQ(c.errors[0].diagnostic.message, "Cutlass MLA needs compute capability 10.x; this GPU is sm86 (Ampere)");
+  EXPECT_EQ(c.errors[0].flag, "--attention-backend");
+  // The same command is fine where Cutlass MLA runs, at the page size SGLang forces.
+  const CommandCheck b200 = check_one({"python3", "-m", "sglang.launch_server", "--model-path",
+                                       "deepseek-ai/DeepSeek-V3", "--attention-backend", "cutlass_mla",
+                                       "--kv-cache-dtype", "fp8_e4m3"},
+                                      "B200");
+  EXPECT_EQ(b200.verdict(), Verdict::clean);
+  EXPECT_EQ(plan_of(b200), "cutlass_mla@128");
+}
+
+TEST(CheckWrongGpu, Fa4OnHopperWithoutAPageSize) {
+  // SGLang sets page size 128 for FA4 on SM100 only; on SM90 the command must say it.
+  const auto results = check_command(matrix(), catalog(),
+                                     argv_command({"sglang", "serve", "meta-llama/Meta-Llama-3.1-8B-Instruct",
+                                                   "--attention-backend", "fa4"}),
+                                     targets("sm90,sm100"));
+  ASSERT_EQ(results.size(), 2u);
+  const CheckDiagnostic* d = find(results[0], "check.page-size-unset");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->diagnostic.severity, Severity::error);
+  EXPECT_EQ(d->diagnostic.message,
+            "FlashAttention 4 runs only with page size 128 on sm90 (Hopper), and SGLang does not set it: without "
+            "--page-size SGLang keeps its default, 1; add --page-size 128");
+  EXPECT_EQ(d->flag, "--attention-backend");
+  EXPECT_EQ(results[0].verdict(), Verdict::error);
+  EXPECT_EQ(results[1].verdict(), Verdict::clean);
+  EXPECT_EQ(plan_of(results[1]), "fa4@128");
+  // With the page size given, Hopper is fine (but for the decode caveat).
+  EXPECT_EQ(check_one({"sglang", "serve", "meta-llama/Meta-Llama-3.1-8B-Instruct", "--attention-backend", "fa4",
+                       "--page-size", "128"},
+                      "sm90")
+                .verdict(),
+            Verdict::warning);
+}
+
+// ---- several target GPUs ----
+
+TEST(CheckTargets, AScriptFineOnOneGpuAndNotTheOther) {
+  const auto results = check_command(matrix(), catalog(),
+                                     argv_command({"python3", "-m", "sglang.launch_server", "--model-path",
+                                                   "deepseek-ai/DeepSeek-V3", "--attention-backend", "trtllm_mla"}),
+                                     targets("sm90,sm100"));
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].target.label, "sm90");
+  EXPECT_EQ(results[0].verdict(), Verdict::error);
+  EXPECT_EQ(results[1].target.label, "sm100");
+  EXPECT_EQ(results[1].verdict(), Verdict::clean);
+  EXPECT_EQ(plan_of(results[1]), "trtllm_mla@64");
+  // And the other way round: fa3 runs on Hopper, not on Blackwell.
+  const auto fa3 = check_command(matrix(), catalog(),
+                                 argv_command({"--model", "meta-llama/Meta-Llama-3.1-8B-Instruct", "--attention-backend",
+                                               "fa3", "--page-size", "16"}),
+                                 targets("H100,B200"));
+  ASSERT_EQ(fa3.size(), 2u);
+  EXPECT_EQ(fa3[0].verdict(), Verdict::clean);
+  EXPECT_EQ(fa3[1].verdict(), Verdict::error);
+  EXPECT_EQ(rules(fa3[1]), (std::vector<std::string>{"cell.compute-capability"}));
+}
+
+TEST(CheckTargets, ListsPlatformsAndCuda) {
+  const auto t = targets("sm90, H100 ,npu,ascend,xpu,cpu,rocm,sm90", std::string("12.4"));
+  ASSERT_EQ(t.size(), 7u);  // the repeated sm90 once
+  EXPECT_EQ(t[0].label, "sm90");
+  EXPECT_EQ(t[0].device.platform, Platform::cuda);
+  EXPECT_EQ(t[0].device.cuda, (CudaVersion{12, 4}));
+  EXPECT_FALSE(t[0].device.cuda_assumed);
+  EXPECT_EQ(t[1].label, "H100");
+  EXPECT_EQ(t[1].device.name, "H100");
+  EXPECT_EQ(t[2].device.platform, Platform::npu);
+  EXPECT_EQ(t[3].label, "ascend");
+  EXPECT_EQ(t[3].device.platform, Platform::npu);
+  EXPECT_EQ(t[4].device.platform, Platform::xpu);
+  EXPECT_EQ(t[5].device.platform, Platform::cpu);
+  EXPECT_EQ(t[6].device.platform, Platform::rocm);  // --cuda does not apply to it
+  EXPECT_FALSE(t[6].device.cuda);
+
+  const auto assumed = targets("sm100");
+  ASSERT_EQ(assumed.size(), 1u);
+  EXPECT_TRUE(assumed[0].device.cuda_assumed);
+}
+
+TEST(CheckTargets, BadListsAreErrors) {
+  EXPECT_FALSE(resolve_check_targets(catalog(), "", std::nullopt).ok());
+  EXPECT_FALSE(resolve_check_targets(catalog(), "sm90,", std::nullopt).ok());
+  EXPECT_FALSE(resolve_check_targets(catalog(), "sm90,,sm100", std::nullopt).ok());
+  auto unknown = resolve_check_targets(catalog(), "sm90,H10", std::nullopt);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().where, "--gpu");
+  EXPECT_FALSE(unknown.error().suggestion.empty());
+  EXPECT_TRUE(contains(unknown.error().message, "npu (ascend), xpu, cpu, mps, rocm"));
+  auto cuda = resolve_check_targets(catalog(), "sm90", std::string("12.x"));
+  ASSERT_FALSE(cuda.ok());
+  EXPECT_EQ(cuda.error().where, "--cuda");
+}
+
+TEST(CheckTargets, CudaTooOldForTheGpuIsRefused) {
+  // No driver with CUDA 12.6 runs a B200: the target itself is wrong, not the command.
+  auto t = resolve_check_targets(catalog(), "sm100", std::string("12.6"));
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.error().message.find("needs CUDA 12.8 or newer"), std::string::npos) << t.error().describe();
+}
+
+TEST(CheckTargets, CudaTooOldForABackend) {
+  const auto results = check_command(
+      matrix(), catalog(), argv_command({"--model", "meta-llama/Meta-Llama-3.1-8B-Instruct", "--attention-backend", "trtllm_mha"}),
+      targets("sm90", std::string("12.2")));
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(rules(results[0]), (std::vector<std::string>{"trtllm-mha-cuda-sm90"}));
+}
+
+// ---- names SGLang would reject, and values attnsel cannot know ----
+
+TEST(CheckNames, UnknownBackendIsAnErrorWithTheClosestName) {
+  const CommandCheck c = check_one({"--model", "meta-llama/Meta-Llama-3.1-8B-Instruct", "--attention-backend=flashinfr"},
+                                   "sm90");
+  EXPECT_EQ(c.verdict(), Verdict::error);
+  EXPECT_FALSE(c.selection);  // SGLang exits while parsing: nothing is selected
+  ASSERT_EQ(c.findings.size(), 1u);
+  EXPECT_EQ(c.findings[0].diagnostic.rule, "check.unknown-backend");
+  EXPECT_EQ(c.findings[0].flag, "--attention-backend");
+  EXPECT_EQ(c.findings[0].value, "flashinfr");
+  EXPECT_TRUE(contains(c.findings[0].diagnostic.message, "did you mean flashinfer?"));
+  EXPECT_TRUE(contains(c.findings[0].diagnostic.message, "Valid: flashinfer, fa3"));
+}
+
+TEST(CheckNames, EverySlotIsCheckedAndEveryUnknownReported) {
+  const CommandCheck c = check_one({"--model", "deepseek-ai/DeepSeek-V3.2", "--prefill-attention-backend", "dsa",
+                                    "--decode-attention-backend", "tritn", "--nsa-prefill-backend", "flashmla_sparce",
+                                    "--linear-attn-backend", "cutedls"},
+                                   "sm90");
+  std::vector<std::string> flags;
+  for (const auto& d : c.findings)
+    if (d.diagnostic.rule == "check.unknown-backend") flags.push_back(d.flag);
+  EXPECT_EQ(flags, (Args{"--decode-attention-backend", "--linear-attn-backend", "--nsa-prefill-backend"}));
+  ASSERT_EQ(c.findings.size(), 3u);
+  EXPECT_TRUE(contains(c.findings[0].diagnostic.message, "did you mean triton?"));
+  EXPECT_TRUE(contains(c.findings[1].diagnostic.message, "did you mean cutedsl?"));
+  EXPECT_TRUE(contains(c.findings[2].diagnostic.message, "did you mean flashmla_sparse?"));
+}
+
+TEST(CheckNames, BackendOfAnotherSlotSaysSo) {
+  const CommandCheck c = check_one({"--attention-backend", "flashmla_kv"}, "sm90");
+  ASSERT_NE(find(c, "check.unknown-backend"), nullptr);
+  EXPECT_TRUE(contains(find(c, "check.unknown-backend")->diagnostic.message, "is a DSA sparse backend"));
+}
+
+TEST(CheckNames, UpstreamBackendAttnselHasNoDataFor) {
+  const CommandCheck c = check_one({"--model", "meta-llama/Meta-Llama-3.1-8B-Instruct", "--attention-backend", "hpc_ops"},
+                                   "sm90");
+  EXPECT_EQ(c.verdict(), Verdict::error);
+  const CheckDiagnostic* d = find(c, "check.unknown-backend");
+  ASSERT_NE(d, nullptr);
+  EXPECT_TRUE(contains(d->diagnostic.message, "newer SGLang releases accept this attention backend"));
+}
+
+TEST(CheckNames, KvCacheDtypes) {
+  const Args base = {"--model", "meta-llama/Meta-Llama-3.1-8B-Instruct", "--kv-cache-dtype"};
+  auto with = [&](const std::string& dtype) {
+    Args a = base;
+    a.push_back(dtype);
+    return check_one(a, "sm90");
+  };
+  // bfloat16 is SGLang's long spelling of bf16.
+  const CommandCheck bf16 = with("bfloat16");
+  EXPECT_EQ(bf16.verdict(), Verdict::clean);
+  ASSERT_TRUE(bf16.selection);
+  EXPECT_EQ(bf16.selection->request.kv_cache_dtype, KvCacheDtype::bf16);
+
+  const CommandCheck typo = with("fp8_e4m");
+  EXPECT_EQ(rules(typo), (std::vector<std::string>{"check.unknown-kv-dtype"}));
+  EXPECT_TRUE(contains(typo.findings[0].diagnostic.message, "did you mean fp8_e4m3?"));
+  EXPECT_EQ(typo.findings[0].flag, "--kv-cache-dtype");
+
+  // attnsel knows fp16, SGLang's --kv-cache-dtype does not.
+  EXPECT_EQ(rules(with("fp16")), (std::vector<std::string>{"check.unknown-kv-dtype"}));
+
+  for (const char* upstream : {"mxfp8", "nvfp4", "fp4_mx_block16"}) {
+    const CommandCheck c = with(upstream);
+    SCOPED_TRACE(upstream);
+    EXPECT_EQ(c.verdict(), Verdict::error);
+    ASSERT_EQ(c.findings.size(), 1u);
+    EXPECT_TRUE(contains(c.findings[0].diagnostic.message, "newer SGLang releases accept this KV cache dtype"));
+    EXPECT_TRUE(contains(c.findings[0].diagnostic.message, "auto, bf16 (or bfloat16), fp8_e4m3, fp8_e5m2, fp4_e2m1"));
+  }
+}
+
+TEST(CheckNames, MalformedValues) {
+  EXPECT_EQ(rules(check_one({"--page-size", "sixty-four"}, "sm90")), (std::vector<std::string>{"check.invalid-value"}));
+  EXPECT_EQ(rules(check_one({"--page-size", "0"}, "sm90")), (std::vector<std::string>{"check.invalid-value"}));
+  EXPECT_EQ(rules(check_one({"--speculative-attention-mode", "verify"}, "sm90")),
+            (std::vector<std::string>{"check.invalid-value"}));
+  EXPECT_EQ(rules(check_one({"--speculative-algorithm", "EAGLE", "--speculative-eagle-topk", "x"}, "sm90")),
+            (std::vector<std::string>{"check.invalid-value"}));
+}
+
+TEST(CheckNames, ValuesFromTheEnvironmentAreNotChecked) {
+  const CommandCheck c = check_one({"python3 -m sglang.launch_server --model-path meta-llama/Meta-Llama-3.1-8B-Instruct "
+                                    "--attention-backend \"$BACKEND\" --page-size ${PAGE}"},
+                                   "sm90");
+  EXPECT_EQ(c.verdict(), Verdict::clean);
+  ASSERT_EQ(c.findings.size(), 2u);
+  EXPECT_EQ(c.findings[0].diagnostic.rule, "check.from-environment");
+  EXPECT_EQ(c.findings[0].flag, "--attention-backend");
+  EXPECT_EQ(c.findings[0].value, "$BACKEND");
+  EXPECT_TRUE(contains(c.findings[0].diagnostic.message, "not checked: value comes from the environment"));
+  EXPECT_EQ(c.findings[1].flag, "--page-size");
+  // Checked as if unset: SGLang's automatic choice at its default page size.
+  EXPECT_EQ(plan_of(c), "fa3@1");
+}
+
+TEST(CheckNames, ArgumentsSglangRejectsAreErrorsOnTheirLine) {
+  auto found = find_launch_commands("python3 -m sglang.launch_server \\\n  --attention_backend fa3 \\\n  --page-size\n",
+                                    "run.sh");
+  ASSERT_TRUE(found.ok());
+  ASSERT_EQ(found->size(), 1u);
+  const auto results = check_command(matrix(), catalog(), (*found)[0], targets("sm90"));
+  const CommandCheck& c = results[0];
+  EXPECT_FALSE(c.selection);
+  ASSERT_EQ(rules(c), (std::vector<std::string>{"check.argument", "check.argument"}));
+  EXPECT_EQ(c.findings[0].line, 2);
+  EXPECT_TRUE(contains(c.findings[0].diagnostic.message, "did you mean --attention-backend?"));
+  EXPECT_EQ(c.findings[1].line, 3);
+  EXPECT_EQ(c.findings[1].diagnostic.message, "--page-size needs a value");
+}
+
+// ---- the model ----
+
+TEST(CheckModel, UnknownModelAssumesMhaAndSaysHowToStateTheKind) {
+  const CommandCheck c = check_one({"--model-path", "my-org/private-model", "--attention-backend", "fa3"}, "sm90");
+  EXPECT_EQ(c.verdict(), Verdict::clean);
+  EXPECT_EQ(c.model.kind, AttentionKind::mha);
+  const CheckDiagnostic* d = find(c, "check.model-assumed");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->diagnostic.severity, Severity::info);
+  EXPECT_EQ(d->flag, "--model-path");
+  EXPECT_EQ(d->value, "my-org/private-model");
+  EXPECT_EQ(d->diagnostic.message,
+            "this model is neither in attnsel's model table nor a local config.json or model directory; "
+            "checked as kind mha (standard multi-head attention), the default; state the kind with attnsel check "
+            "--model-kind mha|mla|gdn|dsa");
+}
+
+TEST(CheckModel, TheBackendsImplyTheKind) {
+  const CommandCheck c = check_one({"--model-path", "my-org/private-mla", "--attention-backend", "trtllm_mla"}, "sm100");
+  EXPECT_EQ(c.model.kind, AttentionKind::mla);
+  EXPECT_EQ(c.verdict(), Verdict::clean);
+  EXPECT_TRUE(contains(find(c, "check.model-assumed")->diagnostic.message,
+                       "checked as kind mla (multi-head latent attention) because trtllm_mla runs only mla models"));
+}
+
+TEST(CheckModel, ModelKindOptionWins) {
+  CheckOptions dsa;
+  dsa.model_kind = AttentionKind::dsa;
+  const CommandCheck c = check_one({"--model-path", "my-org/private", "--attention-backend", "trtllm_mla"}, "sm100", dsa);
+  EXPECT_EQ(c.model.kind, AttentionKind::dsa);
+  EXPECT_TRUE(contains(find(c, "check.model-assumed")->diagnostic.message, "as given with --model-kind"));
+  EXPECT_FALSE(contains(find(c, "check.model-assumed")->diagnostic.message, "state the kind"));
+  // A known model keeps its own kind.
+  EXPECT_EQ(check_one({"--model", "deepseek-ai/DeepSeek-R1"}, "sm90", dsa).model.kind, AttentionKind::mla);
+  // In the bare-flags form --model-kind is attnsel's own flag.
+  EXPECT_EQ(check_one({"--model-kind", "gdn", "--attention-backend", "triton"}, "sm90").model.kind, AttentionKind::gdn);
+  EXPECT_EQ(rules(check_one({"--model-kind", "moe"}, "sm90")), (std::vector<std::string>{"check.model-kind"}));
+}
+
+TEST(CheckModel, LocalConfigFilesAndDirectories) {
+  const std::string configs = std::string(ATTNSEL_TESTS_DIR) + "/fixtures/configs/";
+  EXPECT_EQ(check_one({"--model-path", configs + "mla-unknown-arch.json"}, "sm90").model.kind, AttentionKind::mla);
+  const CommandCheck gdn = check_one({"--model-path", configs + "qwen3-next-dir"}, "sm100");
+  EXPECT_EQ(gdn.model.kind, AttentionKind::gdn);
+  EXPECT_EQ(find(gdn, "check.model-assumed"), nullptr);
+  const CommandCheck bad = check_one({"--model-path", configs + "malformed.json"}, "sm90");
+  EXPECT_EQ(rules(bad), (std::vector<std::string>{"check.model-config"}));
+}
+
+TEST(CheckModel, DiffusionIsNotModelled) {
+  const CommandCheck c = check_one({"sglang", "generate", "--model-path", "black-forest-labs/FLUX.1-dev",
+                                    "--attention-backend", "fa"},
+                                   "sm90");
+  EXPECT_EQ(c.verdict(), Verdict::clean);
+  EXPECT_FALSE(c.selection);
+  ASSERT_EQ(c.findings.size(), 1u);
+  EXPECT_EQ(c.findings[0].diagnostic.rule, "check.not-modelled");
+}
+
+// ---- speculative decoding, determinism, the radix cache ----
+
+TEST(CheckSpeculative, SglangsDefaultTopkDependsOnTheArchitecture) {
+  // Llama: SGLang picks (steps, topk, draft tokens) = (5, 4, 8).
+  const CommandCheck llama = check_one({"--model", "meta-llama/Meta-Llama-3.1-8B-Instruct", "--speculative-algorithm",
+                                        "EAGLE", "--speculative-draft-model-path", "x/eagle"},
+                                       "sm90");
+  ASSERT_TRUE(llama.selection);
+  EXPECT_EQ(llama.selection->request.speculative_topk, 4);
+  EXPECT_TRUE(contains(find(llama, "check.speculative-topk")->diagnostic.message,
+                       "SGLang picks topk 4 for LlamaForCausalLM"));
+  // Every other architecture (DeepSeek here) gets topk 1; so does STANDALONE.
+  EXPECT_EQ(check_one({"--model", "deepseek-ai/DeepSeek-R1", "--speculative-algorithm", "nextn"}, "sm90")
+                .selection->request.speculative_topk,
+            1);
+  EXPECT_EQ(check_one({"--model", "meta-llama/Meta-Llama-3.1-8B-Instruct", "--speculative-algorithm", "STANDALONE"},
+                      "sm90")
+                .selection->request.speculative_topk,
+            1);
+  // The given topk is used as it is.
+  EXPECT_EQ(check_one({"--model", "deepseek-ai/DeepSeek-R1", "--speculative-algorithm", "EAGLE",
+                       "--speculative-eagle-topk", "2"},
+                      "sm90")
+                .selection->request.speculative_topk,
+            2);
+}
+
+TEST(CheckSpeculative, TheDefaultTopkMeetsTheBackend) {
+  // trtllm_mha verifies topk 1 only; Llama's default topk 4 fails, located on --speculative-algorithm.
+  const CommandCheck c = check_one({"--model", "meta-llama/Meta-Llama-3.1-8B-Instruct", "--attention-backend",
+                                    "trtllm_mha", "--speculative-algorithm", "EAGLE3"},
+                                   "sm100");
+  EXPECT_EQ(c.verdict(), Verdict::error);
+  const CheckDiagnostic* d = find(c, "cell.speculative");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->flag, "--speculative-algorithm");
+}
+
+TEST(CheckSpeculative, PartialParametersFailInSglang) {
+  const CommandCheck c = check_one({"--model", "deepseek-ai/DeepSeek-R1", "--speculative-algorithm", "EAGLE",
+                                    "--speculative-num-steps", "3"},
+                                   "sm90");
+  EXPECT_EQ(rules(c), (std::vector<std::string>{"check.speculative"}));
+  EXPECT_EQ(c.findings[0].flag, "--speculative-num-steps");
+}
+
+TEST(CheckSpeculative, OtherAlgorithmsAndTopkAloneAreNotModelled) {
+  const CommandCheck ngram = check_one({"--model", "meta-llama/Meta-Llama-3.1-8B-Instruct", "--speculative-algorithm",
+                                        "NGRAM"},
+                                       "sm90");
+  ASSERT_TRUE(ngram.selection);
+  EXPECT_EQ(ngram.selection->request.speculative_topk, 0);
+  EXPECT_TRUE(contains(find(ngram, "check.speculative")->diagnostic.message, "not modelled"));
+  const CommandCheck alone = check_one({"--speculative-eagle-topk", "4"}, "sm90");
+  EXPECT_EQ(alone.selection->request.speculative_topk, 0);
+  EXPECT_TRUE(contains(find(alone, "check.speculative")->diagnostic.message, "no effect without --speculative-algorithm"));
+}
+
+TEST(CheckSpeculative, AttentionModeDeterminismAndRadixCacheReachTheRequest) {
+  const CommandCheck c = check_one({"--model", "deepseek-ai/DeepSeek-R1", "--speculative-algorithm", "EAGLE",
+                                    "--speculative-attention-mode", "decode", "--disable-radix-cache"},
+                                   "sm90");
+  ASSERT_TRUE(c.selection);
+  EXPECT_EQ(c.selection->request.speculative_attention_mode, Phase::decode);
+  EXPECT_TRUE(c.selection->request.disable_radix_cache);
+  EXPECT_FALSE(c.selection->radix_cache);
+
+  auto found = find_launch_commands(
+      "sglang serve deepseek-ai/DeepSeek-R1 \\\n  --attention-backend flashmla \\\n  --enable-deterministic-inference\n",
+      "run.sh");
+  ASSERT_TRUE(found.ok());
+  const auto det = check_command(matrix(), catalog(), (*found)[0], targets("sm90"));
+  ASSERT_TRUE(det[0].selection);
+  EXPECT_TRUE(det[0].selection->request.deterministic);
+  const CheckDiagnostic* d = find(det[0], "deterministic-backends");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->flag, "--enable-deterministic-inference");
+  EXPECT_EQ(d->line, 3);
+}
+
+TEST(CheckFlags, PassedOverKnowingly) {
+  const CommandCheck c = check_one({"--model", "meta-llama/Meta-Llama-3.1-8B-Instruct", "--tp", "8",
+                                    "--mm-attention-backend", "fa3", "--trust-remote-code"},
+                                   "sm90");
+  EXPECT_EQ(c.verdict(), Verdict::clean);
+  EXPECT_EQ(c.passed_over, (Args{"--trust-remote-code", "--tp", "--mm-attention-backend"}));
+}
+
+// ---- the file forms: each finding with its file and line ----
+
+// "line gpu severity rule flag" for every error and warning.
+std::vector<std::string> located(const std::vector<CommandCheck>& checks) {
+  std::vector<std::string> out;
+  for (const CommandCheck& c : checks)
+    for (const CheckDiagnostic* d : c.all())
+      if (d->diagnostic.severity != Severity::info)
+        out.push_back(c.command.file + ":" + std::to_string(d->line) + " " + c.target.label + " " +
+                      std::string(name_of(d->diagnostic.severity)) + " " + d->diagnostic.rule + " " + d->flag);
+  return out;
+}
+
+const char* const kFleet = "sm86,sm90,sm100";
+
+TEST(CheckFiles, ShellScript) {
+  EXPECT_EQ(located(check_file("launch.sh", kFleet)),
+            (Args{
+                "launch.sh:11 sm86 error cell.compute-capability --attention-backend",
+                "launch.sh:11 sm90 error cell.compute-capability --attention-backend",
+                "launch.sh:15 sm86 error cell.compute-capability --attention-backend",
+                "launch.sh:15 sm90 error cell.compute-capability --attention-backend",
+                "launch.sh:20 sm86 error cell.compute-capability --attention-backend",
+                "launch.sh:21 sm86 error cell.page-size --page-size",
+                "launch.sh:21 sm90 error cell.page-size --page-size",
+                "launch.sh:20 sm90 warning fa4-sm90-decode-slowdown --attention-backend",
+                "launch.sh:21 sm100 warning fa4-page-size-sm100 --page-size",
+                "launch.sh:24 sm86 error cell.compute-capability --attention-backend",
+                "launch.sh:24 sm90 error cell.compute-capability --attention-backend",
+                "launch.sh:27 sm86 error check.unknown-backend --attention-backend",
+                "launch.sh:27 sm90 error check.unknown-backend --attention-backend",
+                "launch.sh:27 sm100 error check.unknown-backend --attention-backend",
+                "launch.sh:39 sm86 error cell.compute-capability --attention-backend",
+                "launch.sh:39 sm86 warning flashmla-fp8-kv --kv-cache-dtype",
+                "launch.sh:39 sm90 warning flashmla-fp8-kv --kv-cache-dtype",
+                "launch.sh:39 sm100 warning flashmla-fp8-kv --kv-cache-dtype",
+            }));
+}
+
+TEST(CheckFiles, Dockerfile) {
+  EXPECT_EQ(located(check_file("Dockerfile", kFleet)),
+            (Args{
+                "Dockerfile:8 sm86 error cell.compute-capability --attention-backend",
+                "Dockerfile:8 sm90 error cell.compute-capability --attention-backend",
+                "Dockerfile:16 sm100 error cell.compute-capability --attention-backend",  // fa3 is not for Blackwell
+                "Dockerfile:22 sm86 error cell.compute-capability --attention-backend",
+                "Dockerfile:22 sm86 error cell.page-size --page-size",
+                "Dockerfile:22 sm90 error cell.page-size --page-size",
+                "Dockerfile:22 sm90 warning fa4-sm90-decode-slowdown --attention-backend",
+                "Dockerfile:22 sm100 warning fa4-page-size-sm100 --page-size",
+                "Dockerfile:26 sm86 error check.unknown-backend --attention-backend",
+                "Dockerfile:26 sm90 error check.unknown-backend --attention-backend",
+                "Dockerfile:26 sm100 error check.unknown-backend --attention-backend",
+                "Dockerfile:30 sm86 error cell.compute-capability --attention-backend",
+                "Dockerfile:30 sm90 error cell.compute-capability --attention-backend",
+            }));
+}
+
+TEST(CheckFiles, Compose) {
+  if (!yaml_input_supported()) GTEST_SKIP() << "built without yaml-cpp";
+  EXPECT_EQ(located(check_file("docker-compose.yml", kFleet)),
+            (Args{
+                "docker-compose.yml:11 sm86 error cell.compute-capability --attention-backend",
+                "docker-compose.yml:11 sm90 error cell.compute-capability --attention-backend",
+                "docker-compose.yml:22 sm86 error cell.compute-capability --attention-backend",
+                "docker-compose.yml:24 sm86 error cell.page-size --page-size",
+                "docker-compose.yml:24 sm90 error cell.page-size --page-size",
+                "docker-compose.yml:22 sm90 warning fa4-sm90-decode-slowdown --attention-backend",
+                "docker-compose.yml:24 sm100 warning fa4-page-size-sm100 --page-size",
+                "docker-compose.yml:30 sm86 error cell.compute-capability --attention-backend",
+                "docker-compose.yml:30 sm90 error cell.compute-capability --attention-backend",
+                "docker-compose.yml:34 sm86 error check.unknown-backend --attention-backend",
+                "docker-compose.yml:34 sm90 error check.unknown-backend --attention-backend",
+                "docker-compose.yml:34 sm100 error check.unknown-backend --attention-backend",
+            }));
+}
+
+TEST(CheckFiles, KubernetesManifest) {
+  if (!yaml_input_supported()) GTEST_SKIP() << "built without yaml-cpp";
+  EXPECT_EQ(located(check_file("deployment.yaml", kFleet)),
+            (Args{
+                "deployment.yaml:27 sm86 error cell.compute-capability --attention-backend",
+                "deployment.yaml:27 sm90 error cell.compute-capability --attention-backend",
+                "deployment.yaml:37 sm86 error cell.compute-capability --attention-backend",
+                "deployment.yaml:37 sm90 error cell.compute-capability --attention-backend",
+                "deployment.yaml:54 sm86 error check.unknown-backend --attention-backend",
+                "deployment.yaml:54 sm90 error check.unknown-backend --attention-backend",
+                "deployment.yaml:54 sm100 error check.unknown-backend --attention-backend",
+            }));
+}
+
+TEST(CheckFiles, Markdown) {
+  EXPECT_EQ(located(check_file("README.md", kFleet)),
+            (Args{
+                "README.md:8 sm86 error cell.compute-capability --attention-backend",
+                "README.md:8 sm90 error cell.compute-capability --attention-backend",
+                "README.md:15 sm86 error cell.compute-capability --attention-backend",
+                "README.md:15 sm90 error cell.compute-capability --attention-backend",
+                "README.md:23 sm86 error cell.compute-capability --attention-backend",
+                "README.md:23 sm86 error cell.page-size --page-size",
+                "README.md:23 sm90 error cell.page-size --page-size",
+                "README.md:23 sm90 warning fa4-sm90-decode-slowdown --attention-backend",
+                "README.md:23 sm100 warning fa4-page-size-sm100 --page-size",
+                "README.md:27 sm86 error check.unknown-backend --attention-backend",
+                "README.md:27 sm90 error check.unknown-backend --attention-backend",
+                "README.md:27 sm100 error check.unknown-backend --attention-backend",
+                "README.md:44 sm86 error cell.compute-capability --attention-backend",
+                "README.md:44 sm90 error cell.compute-capability --attention-backend",
+            }));
+}
+
+TEST(CheckFiles, TheFixturesSayWhereEachCommandIsGood) {
+  // The comment above each command in launch.sh names the GPU it is good or bad on.
+  const auto checks = check_file("launch.sh", "sm90,sm100");
+  std::map<std::pair<int, std::string>, Verdict> verdicts;
+  for (const auto& c : checks) verdicts[{c.command.line, c.target.label}] = c.verdict();
+  EXPECT_EQ((verdicts[{8, "sm100"}]), Verdict::clean);  // good on sm100
+  EXPECT_EQ((verdicts[{15, "sm90"}]), Verdict::error);  // bad on sm90
+  EXPECT_EQ((verdicts[{18, "sm90"}]), Verdict::error);  // FA4 at page 64 on Hopper
+  EXPECT_EQ((verdicts[{27, "sm100"}]), Verdict::error);  // a typo is bad anywhere
+  EXPECT_EQ((verdicts[{38, "sm90"}]), Verdict::warning);  // runs, with the FlashMLA FP8 caveat
+  EXPECT_EQ((verdicts[{42, "sm90"}]), Verdict::clean);
+}
+
+// ---- rendering ----
+
+TEST(CheckRender, GithubEscapes) {
+  EXPECT_EQ(github_escape_data("50% of a\r\nb: c, d"), "50%25 of a%0D%0Ab: c, d");
+  EXPECT_EQ(github_escape_property("dir:a,b%\n"), "dir%3Aa%2Cb%25%0A");
+}
+
+TEST(CheckRender, GithubAnnotationsForAScript) {
+  const std::string got = render_check_github(check_file("launch.sh", "sm90,sm100"));
+  const std::string model_note = "; state the kind with attnsel check --model-kind mha|mla|gdn|dsa";
+  const std::string want =
+      "::notice file=launch.sh,line=9,title=attnsel check.model-assumed::--model-path $MODEL: the model comes from the "
+      "environment when the command runs, so attnsel cannot look it up; checked as kind mla (multi-head latent "
+      "attention) because trtllm_mla runs only mla models" + model_note + "\n"
+      "::error file=launch.sh,line=11,title=attnsel cell.compute-capability::[sm90] --attention-backend trtllm_mla: "
+      "TensorRT-LLM MLA needs compute capability 10.x or 12.x; this GPU is sm90 (Hopper)\n"
+      "::error file=launch.sh,line=15,title=attnsel cell.compute-capability::[sm90] --attention-backend trtllm_mla: "
+      "TensorRT-LLM MLA needs compute capability 10.x or 12.x; this GPU is sm90 (Hopper)\n"
+      "::error file=launch.sh,line=21,title=attnsel cell.page-size::[sm90] --page-size 64: FlashAttention 4 runs only "
+      "with page size 128; page size 64 was asked for\n"
+      "::warning file=launch.sh,line=20,title=attnsel fa4-sm90-decode-slowdown::[sm90] --attention-backend fa4: "
+      "FlashAttention 4 decode on SM90 slows down as sequences grow (no split-KV): at batch 1 vs FA3 on H100 about "
+      "-10%25 at 2K tokens, -18%25 at 4K, -31%25 at 8K, -49%25 at 16K; at batch 8 about -2%25 at 2K and -8%25 at 4K. "
+      "Blackwell is not affected; consider --decode-attention-backend fa3\n"
+      "::warning file=launch.sh,line=21,title=attnsel fa4-page-size-sm100::[sm100] --page-size 64: FlashAttention 4 "
+      "on SM100 runs with page size 128: SGLang silently changes --page-size 64 to 128\n"
+      "::error file=launch.sh,line=24,title=attnsel cell.compute-capability::[sm90] --attention-backend cutlass_mla: "
+      "Cutlass MLA needs compute capability 10.x; this GPU is sm90 (Hopper)\n"
+      "::error file=launch.sh,line=27,title=attnsel check.unknown-backend::--attention-backend flashinfr: unknown "
+      "attention backend: SGLang would exit with 'invalid choice'; did you mean flashinfer? Valid: flashinfer, fa3, "
+      "fa4, triton, torch_native, flex_attention, trtllm_mha, dual_chunk_flash_attn, aiter, wave, ascend, intel_xpu, "
+      "intel_amx, flashmla, cutlass_mla, trtllm_mla, dsa\n"
+      "::notice file=launch.sh,line=38,title=attnsel check.model-assumed::--model-path $MODEL: the model comes from the "
+      "environment when the command runs, so attnsel cannot look it up; checked as kind mla (multi-head latent "
+      "attention) because flashmla runs only mla models" + model_note + "\n"
+      "::warning file=launch.sh,line=39,title=attnsel flashmla-fp8-kv::--kv-cache-dtype fp8_e4m3: FlashMLA with an FP8 "
+      "KV cache is documented as not working (sgl-project/sglang#8856); use a bf16 KV cache or another backend "
+      "(trtllm_mla, cutlass_mla)\n"
+      "::notice file=launch.sh,line=42,title=attnsel check.model-assumed::--model-path '$(cat /models/name)': the model "
+      "comes from a command substitution when the command runs, so attnsel cannot look it up; checked as kind mha "
+      "(standard multi-head attention), the default" + model_note + "\n";
+  EXPECT_EQ(got, want);
+}
+
+TEST(CheckRender, GithubWithoutAFileAndWithEscapes) {
+  const CommandCheck c = check_one({"--attention-backend", "trtllm_mla", "--model", "deepseek-ai/DeepSeek-R1"}, "sm90");
+  EXPECT_EQ(render_check_github({c}),
+            "::error title=attnsel cell.compute-capability::--attention-backend trtllm_mla: TensorRT-LLM MLA needs "
+            "compute capability 10.x or 12.x; this GPU is sm90 (Hopper)\n");
+  // A file name with a colon and a comma stays one property.
+  CommandCheck odd = c;
+  odd.command.file = "deploy/a:b,c.sh";
+  odd.command.line = 3;
+  odd.errors[0].line = 4;
+  EXPECT_EQ(render_check_github({odd}).rfind(
+                "::error file=deploy/a%3Ab%2Cc.sh,line=4,title=attnsel cell.compute-capability::--attention-backend", 0),
+            0u);
+}
+
+TEST(CheckRender, JsonOneObjectPerCommandAndGpu) {
+  const auto checks = check_file("launch.sh", "sm90,sm100");
+  const json j = json::parse(render_check_json(checks));
+  ASSERT_TRUE(j.is_array());
+  ASSERT_EQ(j.size(), 14u);  // 7 commands x 2 GPUs
+  const json& bad = j[2];    // launch.sh:15 on sm90
+  EXPECT_EQ(bad["file"], "launch.sh");
+  EXPECT_EQ(bad["line"], 15);
+  EXPECT_EQ(bad["gpu"], "sm90");
+  EXPECT_EQ(bad["launcher"], "python3 -m sglang.launch_server");
+  EXPECT_EQ(bad["command"],
+            "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --attention-backend=trtllm_mla --tp 8");
+  EXPECT_EQ(bad["verdict"], "error");
+  EXPECT_EQ(bad["ok"], false);
+  ASSERT_EQ(bad["errors"].size(), 1u);
+  EXPECT_EQ(bad["errors"][0]["rule"], "cell.compute-capability");
+  EXPECT_EQ(bad["errors"][0]["line"], 15);
+  EXPECT_EQ(bad["errors"][0]["flag"], "--attention-backend");
+  EXPECT_TRUE(bad["check_findings"].empty());
+  for (const char* key : {"plan", "device", "model", "rejected", "alternatives", "matrix", "warnings", "notes"})
+    EXPECT_TRUE(bad.contains(key)) << key;  // render_json's object
+
+  const json& good = j[3];  // the same on sm100
+  EXPECT_EQ(good["ok"], true);
+  EXPECT_EQ(good["plan"]["attention_backend"], "trtllm_mla");
+  EXPECT_EQ(good["plan"]["page_size"], 64);
+  EXPECT_EQ(good["plan"]["flags"], (Args{"--attention-backend", "trtllm_mla", "--page-size", "64"}));
+
+  const json& fa4 = j[4];  // launch.sh:18 on sm90: the page-size error and the decode caveat on their own lines
+  ASSERT_EQ(fa4["errors"].size(), 1u);
+  EXPECT_EQ(fa4["errors"][0]["line"], 21);
+  EXPECT_EQ(fa4["errors"][0]["flag"], "--page-size");
+  ASSERT_EQ(fa4["warnings"].size(), 1u);
+  EXPECT_EQ(fa4["warnings"][0]["rule"], "fa4-sm90-decode-slowdown");
+  EXPECT_EQ(fa4["warnings"][0]["line"], 20);
+  EXPECT_EQ(fa4["warnings"][0]["flag"], "--attention-backend");
+
+  const json& typo = j[8];  // launch.sh:27: no selection
+  EXPECT_EQ(typo["line"], 27);
+  EXPECT_TRUE(typo["plan"].is_null());
+  ASSERT_EQ(typo["check_findings"].size(), 1u);
+  EXPECT_EQ(typo["check_findings"][0]["rule"], "check.unknown-backend");
+  EXPECT_EQ(typo["check_findings"][0]["line"], 27);
+  EXPECT_EQ(typo["check_findings"][0]["value"], "flashinfr");
+  EXPECT_EQ(typo["device"]["arch"], "sm90");
+
+  const json argv = json::parse(render_check_json({check_one({"--attention-backend", "fa3"}, "sm90")}));
+  EXPECT_TRUE(argv[0]["file"].is_null());
+  EXPECT_TRUE(argv[0]["line"].is_null());
+}
+
+TEST(CheckRender, TextNamesTheLineTheVerdictAndWhatRuns) {
+  const std::string text = render_check_text(check_file("launch.sh", "sm90,sm100"));
+  EXPECT_TRUE(contains(text, "launch.sh:15  python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 "
+                             "--attention-backend=trtllm_mla --tp 8\n"));
+  EXPECT_TRUE(contains(text, "    ✗ launch.sh:15  --attention-backend trtllm_mla: TensorRT-LLM MLA needs compute "
+                             "capability 10.x or 12.x; this GPU is sm90 (Hopper)  [cell.compute-capability]\n"));
+  EXPECT_TRUE(contains(text, "    runs   attention trtllm_mla · page size 64 (set by SGLang) · KV cache auto\n"));
+  EXPECT_TRUE(contains(text, "    flags  --attention-backend trtllm_mla --page-size 64\n"));
+  EXPECT_TRUE(contains(text, "7 commands checked for sm90, sm100: 6 failing, 3 with warnings, 5 clean\n"));
+  EXPECT_EQ(text.find("\033["), std::string::npos);  // no colour unless asked
+}
+
+// ---- the command line: exit codes and outputs ----
+
+struct CliRun {
+  int code = -1;
+  std::string out, err;
+};
+
+class CheckCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::string(ATTNSEL_CLI).empty()) GTEST_SKIP() << "the attnsel CLI is not built";
+    dir_ = std::filesystem::temp_directory_path() /
+           ("attnsel-check-test-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+  }
+
+  std::string file(const std::string& name, const std::string& text) {
+    const auto path = dir_ / name;
+    std::ofstream(path, std::ios::binary) << text;
+    return path.string();
+  }
+
+  // Runs `attnsel ARGS` in the fixtures directory, without ATTNSEL_GPU or colours.
+  CliRun run(const std::string& args, const std::string& stdin_text = "") {
+    const std::string out = (dir_ / "stdout").string(), err = (dir_ / "stderr").string();
+    const std::string in = file("stdin", stdin_text);
+    const std::string cmd = "cd '" + kFixtures + "' && env -u ATTNSEL_GPU -u ATTNSEL_MATRIX NO_COLOR=1 '" +
+                            std::string(ATTNSEL_CLI) + "' " + args + " <'" + in + "' >'" + out + "' 2>'" + err + "'";
+    const int status = std::system(cmd.c_str());
+    CliRun r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = read_file(out);
+    r.err = read_file(err);
+    return r;
+  }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(CheckCli, CommandAfterTheSeparator) {
+  CliRun r = run("check --gpu sm90 -- python3 -m sglang.launch_server --model deepseek-ai/DeepSeek-R1 "
+              "--attention-backend trtllm_mla");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(contains(r.out, "TensorRT-LLM MLA needs compute capability 10.x or 12.x; this GPU is sm90 (Hopper)"));
+  r = run("check --gpu sm100 -- python3 -m sglang.launch_server --model deepseek-ai/DeepSeek-R1 "
+          "--attention-backend trtllm_mla");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "flags  --attention-backend trtllm_mla --page-size 64"));
+  // Bare flags and one quoted string are commands too.
+  EXPECT_EQ(run("check --gpu sm90 -- --attention-backend fa3 --page-size 16").code, 0);
+  EXPECT_EQ(run("check --gpu sm90 -- 'sglang serve meta-llama/Meta-Llama-3.1-8B-Instruct --attention-backend fa4'").code,
+            1);
+}
+
+TEST_F(CheckCli, StrictFailsOnWarnings) {
+  const std::string cmd = "-- sglang serve deepseek-ai/DeepSeek-R1 --attention-backend flashmla --kv-cache-dtype fp8_e4m3";
+  EXPECT_EQ(run("check --gpu sm90 " + cmd).code, 0);
+  const CliRun strict = run("check --gpu sm90 --strict " + cmd);
+  EXPECT_EQ(strict.code, 1);
+  EXPECT_TRUE(contains(strict.out, "✗ error"));  // the FlashMLA FP8 caveat is an error under --strict
+}
+
+TEST_F(CheckCli, Files) {
+  CliRun r = run("check --gpu sm90,sm100 --format github launch.sh");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.out, render_check_github(check_file("launch.sh", "sm90,sm100")));
+  EXPECT_TRUE(r.err.empty()) << r.err;
+
+  // Only the good command of the Dockerfile, on the GPU it is for.
+  const std::string good = file("Dockerfile",
+                                "FROM lmsysorg/sglang:latest\n"
+                                "CMD [\"python3\", \"-m\", \"sglang.launch_server\", \"--model-path\", "
+                                "\"meta-llama/Meta-Llama-3.1-8B-Instruct\", \"--attention-backend\", \"fa3\"]\n");
+  r = run("check --gpu H100 --format json '" + good + "'");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  const json j = json::parse(r.out);
+  ASSERT_EQ(j.size(), 1u);
+  EXPECT_EQ(j[0]["file"], good);
+  EXPECT_EQ(j[0]["line"], 2);
+  EXPECT_EQ(j[0]["verdict"], "clean");
+
+  // Standard input is read as a shell script.
+  r = run("check --gpu sm90 --format github -", "sglang serve x/y --attention-backend flashinfr\n");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(contains(r.out, "::error file=<stdin>,line=1,title=attnsel check.unknown-backend::"));
+}
+
+TEST_F(CheckCli, NoCommandInTheFilesIsAWarningNotAFailure) {
+  const std::string none = file("notes.md", "# nothing to launch\n\n```bash\nvllm serve x\n```\n");
+  const CliRun r = run("check --gpu sm90 '" + none + "'");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_TRUE(contains(r.err, "warning: no SGLang launch command found in 1 file"));
+  EXPECT_EQ(run("check --gpu sm90 --format json '" + none + "'").out, "[]\n");
+}
+
+TEST_F(CheckCli, BadUsageAndUnreadableInputExitTwo) {
+  EXPECT_EQ(run("check -- --attention-backend fa3").code, 2);                 // no --gpu
+  EXPECT_EQ(run("check --gpu sm99 -- --attention-backend fa3").code, 2);      // unknown GPU
+  EXPECT_EQ(run("check --gpu sm90 --cuda twelve -- --attention-backend fa3").code, 2);
+  EXPECT_EQ(run("check --gpu sm90 --format sarif launch.sh").code, 2);
+  EXPECT_EQ(run("check --gpu sm90 --model-kind moe launch.sh").code, 2);
+  EXPECT_EQ(run("check --gpu sm90").code, 2);                                 // nothing to check
+  EXPECT_EQ(run("check --gpu sm90 --").code, 2);                              // nothing after --
+  CliRun r = run("check --gpu sm90 -- vllm serve meta-llama/Meta-Llama-3.1-8B-Instruct");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(contains(r.err, "does not start an SGLang server"));
+  r = run("check --gpu sm90 does-not-exist.sh launch.sh");
+  EXPECT_EQ(r.code, 2);  // the other file is still checked and shown
+  EXPECT_TRUE(contains(r.err, "does-not-exist.sh: cannot read the file"));
+  EXPECT_TRUE(contains(r.out, "launch.sh:15"));
+  const std::string broken = file("broken.sh", "python3 -m sglang.launch_server --model-path 'x\n");
+  r = run("check --gpu sm90 '" + broken + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(contains(r.err, broken + ":1:46"));
+  EXPECT_TRUE(contains(r.err, "unterminated single quote"));
+}
+
+TEST_F(CheckCli, GpuFromTheEnvironmentAndHelp) {
+  const std::string cmd = "cd '" + kFixtures + "' && ATTNSEL_GPU=sm100 '" + std::string(ATTNSEL_CLI) +
+                          "' check -- --model deepseek-ai/DeepSeek-R1 --attention-backend trtllm_mla >/dev/null 2>&1";
+  const int status = std::system(cmd.c_str());
+  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+  const CliRun help = run("check --help");
+  EXPECT_EQ(help.code, 0);
+  EXPECT_TRUE(contains(help.out, "--gpu"));
+  EXPECT_TRUE(contains(help.out, "Exit codes"));
+}
+
+}  // namespace
+}  // namespace attnsel
