@@ -7,11 +7,8 @@
 
 #include <unistd.h>
 
+#include "attnsel/version.hpp"
 #include "cli.hpp"
-
-#ifndef ATTNSEL_VERSION_STRING
-#define ATTNSEL_VERSION_STRING "0.0.0"
-#endif
 
 namespace attnsel::cli {
 
@@ -20,13 +17,36 @@ bool use_color() {
   return isatty(STDOUT_FILENO) && (!no_color || !*no_color);
 }
 
-std::shared_ptr<const Matrix> load_matrix_or_fail(const std::optional<std::string>& file) {
-  std::optional<std::string> path = file;
+void MatrixChoice::add_options(CLI::App& app) {
+  app.add_option("--matrix", file, "matrix JSON file (default: ATTNSEL_MATRIX, else the built-in one)");
+  app.add_option("--engine", engine, "built-in matrix profile: sglang (default) or sglang-diffusion");
+  app.add_option("--sglang-version", release, "the engine release to check against, e.g. 0.5.3 (default: the newest matrix)");
+}
+
+std::shared_ptr<const Matrix> load_matrix_or_fail(const MatrixChoice& choice) {
+  std::optional<std::string> path = choice.file;
   if (!path)
     if (const char* env = std::getenv("ATTNSEL_MATRIX"); env && *env) path = env;
-  auto m = path ? load_matrix_file(*path) : builtin_matrix();
-  if (!m) throw Failure{kUsage, "invalid matrix: " + m.error().describe()};
+  if (path) {
+    if (choice.release) throw Failure{kUsage, "--sglang-version chooses a built-in matrix; it cannot be combined with --matrix/ATTNSEL_MATRIX"};
+    auto m = load_matrix_file(*path);
+    if (!m) throw Failure{kUsage, "invalid matrix: " + m.error().describe()};
+    return *m;
+  }
+  std::optional<ReleaseVersion> release;
+  if (choice.release) {
+    release = parse_release(*choice.release);
+    if (!release) throw Failure{kUsage, "--sglang-version: expected a release like 0.5.3, got '" + *choice.release + "'"};
+  }
+  auto m = builtin_matrix(choice.engine, release);
+  if (!m) throw Failure{kUsage, m.error().describe()};
   return *m;
+}
+
+std::shared_ptr<const Matrix> load_matrix_or_fail(const std::optional<std::string>& file) {
+  MatrixChoice choice;
+  choice.file = file;
+  return load_matrix_or_fail(choice);
 }
 
 std::shared_ptr<const Catalog> catalog_or_fail() {
@@ -40,12 +60,20 @@ std::shared_ptr<const Catalog> catalog_or_fail() {
 int main(int argc, char** argv) {
   using namespace attnsel::cli;
   CLI::App app{"attnsel: pick and check attention backends for SGLang before the model loads", "attnsel"};
-  app.set_version_flag("--version", std::string("attnsel ") + ATTNSEL_VERSION_STRING);
+  app.set_version_flag("--version", [] {  // the library's version and the built-in matrix's
+    auto m = attnsel::builtin_matrix();
+    return std::string("attnsel ") + attnsel::version() + "\nmatrix " +
+           (m ? (*m)->info().engine + " " + (*m)->info().version + " (schema " +
+                    std::to_string((*m)->info().schema_version) + ", built-in)"
+              : "invalid: " + m.error().describe());
+  });
   app.require_subcommand(0, 1);
   app.footer("Exit codes: 0 valid plan, 1 no valid plan, 2 bad usage or input, 3 probing failed.");
 
   // Subcommands first claim their invocation; the root command (select) runs when none did.
-  std::vector<Command> commands = {add_matrix_command(app), add_probe_command(app)};
+  std::vector<Command> commands = {add_matrix_command(app), add_probe_command(app), add_check_command(app)};
+  // `matrix --versions` and `matrix diff` hang off `matrix` and answer before the table does.
+  commands.insert(commands.begin(), add_versions_commands(app));
   commands.push_back(add_select_commands(app));
 
   try {

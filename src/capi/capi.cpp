@@ -1,0 +1,867 @@
+// The C API (include/attnsel/attnsel.h) over the C++ one. Every entry point checks its handle
+// against the table of live handles, catches every exception, and turns attnsel::Error into a
+// status and a message kept in the handle.
+#include "attnsel/attnsel.h"
+
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "attnsel/catalog.hpp"
+#include "attnsel/matrix.hpp"
+#include "attnsel/probe.hpp"
+#include "attnsel/render.hpp"
+#include "attnsel/render_probe.hpp"
+#include "attnsel/selection.hpp"
+#include "attnsel/version.hpp"
+#include "core/suggest.hpp"
+
+using namespace attnsel;
+
+namespace {
+
+// The kinds of handle, stored in the table so that a handle passed as another kind is refused.
+enum class HandleKind : unsigned { matrix = 0x4d545258u, probe = 0x50524f42u, request = 0x52455155u, result = 0x52534c54u };
+
+}  // namespace
+
+struct attnsel_matrix {
+  static constexpr HandleKind kind = HandleKind::matrix;
+  std::shared_ptr<const Matrix> matrix;  // null when loading failed
+  std::shared_ptr<const Catalog> catalog;
+  std::string last_error;
+};
+
+struct attnsel_probe {
+  static constexpr HandleKind kind = HandleKind::probe;
+  ProbeReport report;
+  std::map<int, std::string> json;  // by indent; map nodes never move, so returned pointers stay valid
+  std::optional<std::string> text;
+  std::string last_error;
+};
+
+struct attnsel_request {
+  static constexpr HandleKind kind = HandleKind::request;
+  std::shared_ptr<const Matrix> matrix;
+  std::shared_ptr<const Catalog> catalog;
+  Request request;  // everything but the device and the model flags, which select() resolves
+  std::optional<std::string> gpu, cuda;
+  std::optional<Platform> platform;
+  std::optional<DeviceInfo> probed;
+  bool has_model = false;
+  bool sliding_window = false, multimodal = false, attention_sinks = false;
+  std::string last_error;
+};
+
+struct attnsel_result {
+  static constexpr HandleKind kind = HandleKind::result;
+  Selection selection;
+  std::vector<std::string> flags;
+  std::vector<Diagnostic> diagnostics[3];  // by attnsel_diagnostic_kind
+  std::map<int, std::string> json;
+  std::optional<std::string> text;
+  std::string last_error;
+};
+
+namespace {
+
+// ---- the table of live handles: checked before any handle is dereferenced ----
+
+class HandleTable {
+ public:
+  void add(const void* handle, HandleKind kind) {
+    const std::unique_lock<std::shared_mutex> lock(mutex_);
+    live_.emplace(handle, kind);
+  }
+  // Only the lock can throw (std::system_error); a handle that cannot be checked is refused.
+  bool contains(const void* handle, HandleKind kind) const noexcept {
+    try {
+      const std::shared_lock<std::shared_mutex> lock(mutex_);
+      auto it = live_.find(handle);
+      return it != live_.end() && it->second == kind;
+    } catch (...) {
+      return false;
+    }
+  }
+  bool remove(const void* handle, HandleKind kind) noexcept {
+    try {
+      const std::unique_lock<std::shared_mutex> lock(mutex_);
+      auto it = live_.find(handle);
+      if (it == live_.end() || it->second != kind) return false;
+      live_.erase(it);
+      return true;
+    } catch (...) {
+      return false;
+    }
+  }
+
+ private:
+  mutable std::shared_mutex mutex_;
+  std::unordered_map<const void*, HandleKind> live_;
+};
+
+// Never destroyed: a handle may be freed from another static object's destructor.
+HandleTable& handles() {
+  static HandleTable* table = new HandleTable;
+  return *table;
+}
+
+template <class H>
+bool live(const H* h) noexcept {
+  return h != nullptr && handles().contains(h, H::kind);
+}
+
+template <class H, class... Args>
+H* create(Args&&... args) {
+  auto h = std::make_unique<H>(std::forward<Args>(args)...);
+  handles().add(h.get(), H::kind);
+  return h.release();
+}
+
+template <class H>
+attnsel_status destroy(H* h) noexcept {
+  if (h == nullptr) return ATTNSEL_OK;
+  if (!handles().remove(h, H::kind)) return ATTNSEL_ERR_INVALID_HANDLE;
+  delete h;
+  return ATTNSEL_OK;
+}
+
+attnsel_status status_of(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::invalid_argument: return ATTNSEL_ERR_INVALID_ARGUMENT;
+    case ErrorCode::unknown_name: return ATTNSEL_ERR_UNKNOWN_NAME;
+    case ErrorCode::parse_error: return ATTNSEL_ERR_PARSE;
+    case ErrorCode::invalid_matrix: return ATTNSEL_ERR_INVALID_MATRIX;
+    case ErrorCode::io_error: return ATTNSEL_ERR_IO;
+    case ErrorCode::no_device: return ATTNSEL_ERR_NO_DEVICE;
+  }
+  return ATTNSEL_ERR_INTERNAL;
+}
+
+// Records the message (`what` then `detail`) in the handle, when there is one to keep it, and
+// returns the status. Never throws: without memory for the message, the status has to do.
+template <class H>
+attnsel_status fail(H* h, attnsel_status status, std::string_view what, std::string_view detail = {}) noexcept {
+  if (h != nullptr) {
+    try {
+      h->last_error.assign(what.data(), what.size());
+      h->last_error.append(detail.data(), detail.size());
+    } catch (...) {
+      h->last_error.clear();
+    }
+  }
+  return status;
+}
+
+template <class H>
+attnsel_status fail(H* h, const Error& e) noexcept {
+  try {
+    return fail(h, status_of(e.code), e.describe());
+  } catch (...) {
+    return fail(h, status_of(e.code), "");
+  }
+}
+
+// Runs `body` with every exception turned into a status; `h` receives the message.
+template <class H, class F>
+attnsel_status guarded(H* h, F&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return fail(h, ATTNSEL_ERR_OUT_OF_MEMORY, "out of memory");
+  } catch (const std::exception& e) {
+    return fail(h, ATTNSEL_ERR_INTERNAL, "internal error: ", e.what());
+  } catch (...) {
+    return fail(h, ATTNSEL_ERR_INTERNAL, "internal error: an unknown exception");
+  }
+}
+
+// Strings from C must be UTF-8: they end up in JSON (overlong forms and surrogates refused).
+bool valid_utf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto lead = static_cast<unsigned char>(s[i]);
+    if (lead < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t n = 0;
+    unsigned code = 0, min = 0;
+    if ((lead & 0xE0u) == 0xC0u) n = 1, code = lead & 0x1Fu, min = 0x80;
+    else if ((lead & 0xF0u) == 0xE0u) n = 2, code = lead & 0x0Fu, min = 0x800;
+    else if ((lead & 0xF8u) == 0xF0u) n = 3, code = lead & 0x07u, min = 0x10000;
+    else return false;
+    if (s.size() - i <= n) return false;
+    for (std::size_t k = 1; k <= n; ++k) {
+      const auto next = static_cast<unsigned char>(s[i + k]);
+      if ((next & 0xC0u) != 0x80u) return false;
+      code = (code << 6) | (next & 0x3Fu);
+    }
+    if (code < min || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return false;
+    i += n + 1;
+  }
+  return true;
+}
+
+template <class H>
+std::optional<attnsel_status> check_text(H* h, const char* text, std::string_view what) {
+  if (text != nullptr && !valid_utf8(text))
+    return fail(h, ATTNSEL_ERR_INVALID_ARGUMENT, std::string(what) + ": not valid UTF-8");
+  return std::nullopt;
+}
+
+std::string_view status_text(attnsel_status s) {
+  switch (s) {
+    case ATTNSEL_OK: return "ok";
+    case ATTNSEL_ERR_INVALID_HANDLE: return "invalid handle (null, freed, or of another kind)";
+    case ATTNSEL_ERR_INVALID_ARGUMENT: return "invalid argument";
+    case ATTNSEL_ERR_UNKNOWN_NAME: return "unknown name";
+    case ATTNSEL_ERR_OUT_OF_RANGE: return "index out of range";
+    case ATTNSEL_ERR_PARSE: return "not valid JSON";
+    case ATTNSEL_ERR_INVALID_MATRIX: return "invalid matrix";
+    case ATTNSEL_ERR_IO: return "file could not be read";
+    case ATTNSEL_ERR_NO_DEVICE: return "no device";
+    case ATTNSEL_ERR_INVALID_STATE: return "the handle cannot do this in its state";
+    case ATTNSEL_ERR_OUT_OF_MEMORY: return "out of memory";
+    case ATTNSEL_ERR_INTERNAL: return "internal error";
+    case ATTNSEL_STATUS_FORCE_INT: break;
+  }
+  return "unknown status";
+}
+
+// ---- matrix ----
+
+// Like sqlite3_open: the handle exists, and is in *out, even when loading fails.
+template <class Load>
+attnsel_status load_into(attnsel_matrix** out, Load&& load) noexcept {
+  if (out == nullptr) return ATTNSEL_ERR_INVALID_ARGUMENT;
+  *out = nullptr;
+  attnsel_matrix* h = nullptr;
+  try {
+    h = create<attnsel_matrix>();
+  } catch (...) {
+    return ATTNSEL_ERR_OUT_OF_MEMORY;
+  }
+  *out = h;
+  return guarded(h, [&] {
+    Result<std::shared_ptr<const Matrix>> loaded = load();
+    if (!loaded) return fail(h, loaded.error());
+    auto catalog = builtin_catalog();
+    if (!catalog) return fail(h, ATTNSEL_ERR_INTERNAL, "the built-in catalog is invalid: " + catalog.error().describe());
+    h->matrix = std::move(*loaded);
+    h->catalog = std::move(*catalog);
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status loaded_matrix(const attnsel_matrix* m) {
+  if (!live(m)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return m->matrix ? ATTNSEL_OK : ATTNSEL_ERR_INVALID_STATE;
+}
+
+// ---- probe ----
+
+attnsel_status probed(attnsel_probe* p, std::size_t index, const DeviceInfo** device) {
+  if (!live(p)) return ATTNSEL_ERR_INVALID_HANDLE;
+  if (index >= p->report.devices.size())
+    return fail(p, ATTNSEL_ERR_OUT_OF_RANGE,
+                "device " + std::to_string(index) + ": the probe found " + std::to_string(p->report.devices.size()));
+  *device = &p->report.devices[index];
+  return ATTNSEL_OK;
+}
+
+// ---- request ----
+
+std::optional<Phase> phase_of(attnsel_phase p) {
+  if (p == ATTNSEL_PHASE_PREFILL) return Phase::prefill;
+  if (p == ATTNSEL_PHASE_DECODE) return Phase::decode;
+  return std::nullopt;
+}
+
+bool valid_phase(attnsel_phase p) {
+  return p == ATTNSEL_PHASE_ALL || p == ATTNSEL_PHASE_PREFILL || p == ATTNSEL_PHASE_DECODE;
+}
+
+Error unknown(std::string_view what, std::string_view name, std::vector<std::string> choices, std::string where) {
+  Error e;
+  e.code = ErrorCode::unknown_name;
+  e.message = "unknown " + std::string(what) + " '" + std::string(name) + "'";
+  e.where = std::move(where);
+  e.suggestion = detail::closest_match(name, choices);
+  e.choices = std::move(choices);
+  return e;
+}
+
+std::vector<std::string> split_names(std::string_view list) {
+  std::vector<std::string> out;
+  while (!list.empty()) {
+    const std::size_t comma = list.find(',');
+    std::string_view item = list.substr(0, comma);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    if (!item.empty()) out.emplace_back(item);
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+// The slot a name refers to (NULL: the first, attention), as an Error naming the valid ones.
+Result<SlotId> slot_of(const Matrix& m, const char* name) {
+  if (name == nullptr) return SlotId{0};
+  if (auto id = m.find_slot(name)) return *id;
+  std::vector<std::string> names;
+  for (const Slot& s : m.slots()) names.push_back(s.name);
+  return unknown("slot", name, std::move(names), "slot");
+}
+
+// The device of a request, resolved the way the CLI resolves --gpu/--platform/--cuda or a probed GPU.
+Result<DeviceInfo> device_of(const attnsel_request& r) {
+  if (r.probed) {
+    DeviceInfo d = *r.probed;
+    if (r.cuda) {
+      auto v = parse_version(*r.cuda);
+      if (!v) return Error{ErrorCode::invalid_argument, "expected a CUDA version like 12.8, got '" + *r.cuda + "'", "--cuda", {}, {}};
+      d.cuda = v;
+    }
+    assume_cuda(*r.catalog, d);
+    return d;
+  }
+  if (!r.gpu && (!r.platform || *r.platform == Platform::cuda))
+    return Error{ErrorCode::no_device,
+                 "no device: call attnsel_request_set_gpu (sm90, H100, B200 ...), attnsel_request_set_probed_device, "
+                 "or attnsel_request_set_platform with a non-CUDA platform",
+                 "", {}, {}};
+  return resolve_device(*r.catalog, DeviceSpec{r.gpu, r.platform, r.cuda, "--gpu"});
+}
+
+// ---- result ----
+
+const std::vector<Diagnostic>* diagnostics(attnsel_result* r, attnsel_diagnostic_kind kind) {
+  const int k = static_cast<int>(kind);
+  if (k < 0 || k > 2) return nullptr;
+  return &r->diagnostics[k];
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* attnsel_status_string(attnsel_status status) { return status_text(status).data(); }
+
+const char* attnsel_version(void) { return attnsel::version(); }
+
+// ---- matrix ----
+
+attnsel_status attnsel_matrix_load_builtin(attnsel_matrix** out) {
+  return load_into(out, [] { return builtin_matrix(); });
+}
+
+attnsel_status attnsel_matrix_load_file(const char* path, attnsel_matrix** out) {
+  return load_into(out, [&]() -> Result<std::shared_ptr<const Matrix>> {
+    if (path == nullptr) return Error{ErrorCode::invalid_argument, "no path (NULL)", "path", {}, {}};
+    return load_matrix_file(path);
+  });
+}
+
+attnsel_status attnsel_matrix_load_string(const char* json, size_t size, const char* origin, attnsel_matrix** out) {
+  return load_into(out, [&]() -> Result<std::shared_ptr<const Matrix>> {
+    if (json == nullptr && size != 0) return Error{ErrorCode::invalid_argument, "no JSON text (NULL) but a size", "json", {}, {}};
+    if (origin != nullptr && !valid_utf8(origin)) return Error{ErrorCode::invalid_argument, "not valid UTF-8", "origin", {}, {}};
+    const std::string_view text = json == nullptr ? std::string_view() : std::string_view(json, size);
+    return load_matrix(text, origin != nullptr ? origin : "string");
+  });
+}
+
+attnsel_status attnsel_matrix_version(const attnsel_matrix* matrix, const char** version) {
+  if (attnsel_status s = loaded_matrix(matrix)) return s;
+  if (version == nullptr) return ATTNSEL_ERR_INVALID_ARGUMENT;
+  *version = matrix->matrix->info().version.c_str();
+  return ATTNSEL_OK;
+}
+
+attnsel_status attnsel_matrix_schema_version(const attnsel_matrix* matrix, int* schema_version) {
+  if (attnsel_status s = loaded_matrix(matrix)) return s;
+  if (schema_version == nullptr) return ATTNSEL_ERR_INVALID_ARGUMENT;
+  *schema_version = matrix->matrix->info().schema_version;
+  return ATTNSEL_OK;
+}
+
+const char* attnsel_matrix_last_error(const attnsel_matrix* matrix) {
+  return live(matrix) ? matrix->last_error.c_str() : status_text(ATTNSEL_ERR_INVALID_HANDLE).data();
+}
+
+attnsel_status attnsel_matrix_free(attnsel_matrix* matrix) { return destroy(matrix); }
+
+// ---- probe ----
+
+attnsel_status attnsel_probe_run(unsigned timeout_ms, attnsel_probe** out) {
+  if (out == nullptr) return ATTNSEL_ERR_INVALID_ARGUMENT;
+  *out = nullptr;
+  return guarded(*out, [&] {
+    ProbeOptions options;
+    if (timeout_ms != 0) options.timeout = std::chrono::milliseconds(timeout_ms);
+    ProbeReport report = probe_devices(options);
+    // Name NVIDIA devices the way --gpu does (sm90); the catalog knows the spelling.
+    auto catalog = builtin_catalog();
+    for (DeviceInfo& d : report.devices) {
+      if (!d.arch.empty() || !d.compute_capability) continue;
+      const GpuArch* arch = catalog ? (*catalog)->find_arch(*d.compute_capability) : nullptr;
+      d.arch = arch != nullptr ? arch->arch : sm_name(*d.compute_capability);
+    }
+    attnsel_probe* h = create<attnsel_probe>();
+    h->report = std::move(report);
+    *out = h;
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_probe_device_count(attnsel_probe* probe, size_t* count) {
+  if (!live(probe)) return ATTNSEL_ERR_INVALID_HANDLE;
+  if (count == nullptr) return fail(probe, ATTNSEL_ERR_INVALID_ARGUMENT, "count: NULL");
+  *count = probe->report.devices.size();
+  return ATTNSEL_OK;
+}
+
+attnsel_status attnsel_probe_device_name(attnsel_probe* probe, size_t index, const char** name) {
+  if (!live(probe)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(probe, [&] {
+    const DeviceInfo* d = nullptr;
+    if (attnsel_status s = probed(probe, index, &d)) return s;
+    if (name == nullptr) return fail(probe, ATTNSEL_ERR_INVALID_ARGUMENT, "name: NULL");
+    *name = d->name.c_str();
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_probe_device_platform(attnsel_probe* probe, size_t index, const char** platform) {
+  if (!live(probe)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(probe, [&] {
+    const DeviceInfo* d = nullptr;
+    if (attnsel_status s = probed(probe, index, &d)) return s;
+    if (platform == nullptr) return fail(probe, ATTNSEL_ERR_INVALID_ARGUMENT, "platform: NULL");
+    *platform = name_of(d->platform).data();  // the names are string literals
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_probe_device_arch(attnsel_probe* probe, size_t index, const char** arch) {
+  if (!live(probe)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(probe, [&] {
+    const DeviceInfo* d = nullptr;
+    if (attnsel_status s = probed(probe, index, &d)) return s;
+    if (arch == nullptr) return fail(probe, ATTNSEL_ERR_INVALID_ARGUMENT, "arch: NULL");
+    *arch = d->arch.c_str();
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_probe_device_compute_capability(attnsel_probe* probe, size_t index, int* major, int* minor) {
+  if (!live(probe)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(probe, [&] {
+    const DeviceInfo* d = nullptr;
+    if (attnsel_status s = probed(probe, index, &d)) return s;
+    if (major == nullptr || minor == nullptr) return fail(probe, ATTNSEL_ERR_INVALID_ARGUMENT, "major, minor: NULL");
+    *major = d->compute_capability ? d->compute_capability->major : 0;
+    *minor = d->compute_capability ? d->compute_capability->minor : 0;
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_probe_json(attnsel_probe* probe, int indent, const char** json) {
+  if (!live(probe)) return ATTNSEL_ERR_INVALID_HANDLE;
+  if (json == nullptr) return fail(probe, ATTNSEL_ERR_INVALID_ARGUMENT, "json: NULL");
+  return guarded(probe, [&] {
+    if (indent < 0) indent = -1;
+    auto it = probe->json.find(indent);
+    if (it == probe->json.end()) it = probe->json.emplace(indent, probe_to_json(probe->report, indent)).first;
+    *json = it->second.c_str();
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_probe_text(attnsel_probe* probe, const char** text) {
+  if (!live(probe)) return ATTNSEL_ERR_INVALID_HANDLE;
+  if (text == nullptr) return fail(probe, ATTNSEL_ERR_INVALID_ARGUMENT, "text: NULL");
+  return guarded(probe, [&] {
+    if (!probe->text) probe->text = render_probe_text(probe->report, false);
+    *text = probe->text->c_str();
+    return ATTNSEL_OK;
+  });
+}
+
+const char* attnsel_probe_last_error(const attnsel_probe* probe) {
+  return live(probe) ? probe->last_error.c_str() : status_text(ATTNSEL_ERR_INVALID_HANDLE).data();
+}
+
+attnsel_status attnsel_probe_free(attnsel_probe* probe) { return destroy(probe); }
+
+// ---- request ----
+
+attnsel_status attnsel_request_new(const attnsel_matrix* matrix, attnsel_request** out) {
+  if (out == nullptr) return ATTNSEL_ERR_INVALID_ARGUMENT;
+  *out = nullptr;
+  if (attnsel_status s = loaded_matrix(matrix)) return s;
+  return guarded(*out, [&] {
+    attnsel_request* h = create<attnsel_request>();
+    h->matrix = matrix->matrix;
+    h->catalog = matrix->catalog;
+    *out = h;
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_request_set_gpu(attnsel_request* request, const char* gpu) {
+  if (!live(request)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(request, [&] {
+    if (auto bad = check_text(request, gpu, "gpu")) return *bad;
+    if (gpu != nullptr) {
+      auto device = resolve_device(*request->catalog, DeviceSpec{std::string(gpu), std::nullopt, std::nullopt, "--gpu"});
+      if (!device) return fail(request, device.error());
+      request->gpu = gpu;
+      request->probed.reset();
+    } else {
+      request->gpu.reset();
+    }
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_request_set_platform(attnsel_request* request, const char* platform) {
+  if (!live(request)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(request, [&] {
+    if (auto bad = check_text(request, platform, "platform")) return *bad;
+    if (platform == nullptr) {
+      request->platform.reset();
+      return ATTNSEL_OK;
+    }
+    auto p = parse_platform(platform);
+    if (!p) return fail(request, unknown("platform", platform, split_names(platform_names()), "--platform"));
+    request->platform = p;
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_request_set_cuda(attnsel_request* request, const char* version) {
+  if (!live(request)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(request, [&] {
+    if (auto bad = check_text(request, version, "cuda")) return *bad;
+    if (version == nullptr) {
+      request->cuda.reset();
+      return ATTNSEL_OK;
+    }
+    if (!parse_version(version))
+      return fail(request, ATTNSEL_ERR_INVALID_ARGUMENT,
+                  "--cuda: expected a CUDA version like 12.8, got '" + std::string(version) + "'");
+    request->cuda = version;
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_request_set_probed_device(attnsel_request* request, attnsel_probe* probe, size_t index) {
+  if (!live(request) || !live(probe)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(request, [&] {
+    if (index >= probe->report.devices.size())
+      return fail(request, ATTNSEL_ERR_OUT_OF_RANGE,
+                  "device " + std::to_string(index) + ": the probe found " + std::to_string(probe->report.devices.size()));
+    DeviceInfo d = probe->report.devices[index];
+    if (d.platform == Platform::cuda && !d.compute_capability)
+      return fail(request, ATTNSEL_ERR_INVALID_ARGUMENT,
+                  "the probe found GPU " + std::to_string(index) +
+                      " but not its compute capability; name it with attnsel_request_set_gpu");
+    d.origin = "probe: " + d.origin + ", device " + std::to_string(index);
+    request->probed = std::move(d);
+    request->gpu.reset();
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_request_set_model(attnsel_request* request, const char* model) {
+  if (!live(request)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(request, [&] {
+    if (auto bad = check_text(request, model, "model")) return *bad;
+    if (model == nullptr) {
+      request->request.model = ModelTraits{};
+      request->has_model = false;
+      return ATTNSEL_OK;
+    }
+    auto traits = resolve_model(*request->catalog, model);
+    if (!traits) {
+      Error e = traits.error();
+      if (e.where.empty()) e.where = "--model";
+      return fail(request, e);
+    }
+    request->request.model = std::move(*traits);
+    request->has_model = true;
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_request_set_kv_cache_dtype(attnsel_request* request, const char* dtype) {
+  if (!live(request)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(request, [&] {
+    if (auto bad = check_text(request, dtype, "kv_cache_dtype")) return *bad;
+    if (dtype == nullptr) {
+      request->request.kv_cache_dtype = KvCacheDtype::auto_;
+      return ATTNSEL_OK;
+    }
+    auto d = parse_kv_dtype(dtype);
+    if (!d) return fail(request, unknown("KV cache dtype", dtype, split_names(kv_dtype_names()), "--kv-cache-dtype"));
+    request->request.kv_cache_dtype = *d;
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_request_set_page_size(attnsel_request* request, int page_size) {
+  if (!live(request)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(request, [&] {
+    if (page_size < 0 || page_size > (1 << 20))
+      return fail(request, ATTNSEL_ERR_INVALID_ARGUMENT,
+                  "--page-size: " + std::to_string(page_size) + " is not in [1, 1048576] (0: SGLang's default)");
+    if (page_size == 0) request->request.page_size.reset();
+    else request->request.page_size = page_size;
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_request_set_speculative_topk(attnsel_request* request, int topk) {
+  if (!live(request)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(request, [&] {
+    if (topk < 0 || topk > (1 << 16))
+      return fail(request, ATTNSEL_ERR_INVALID_ARGUMENT,
+                  "--speculative-eagle-topk: " + std::to_string(topk) + " is not in [0, 65536]");
+    request->request.speculative_topk = topk;
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_request_set_speculative_attention_mode(attnsel_request* request, attnsel_phase phase) {
+  if (!live(request)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(request, [&] {
+    auto p = phase_of(phase);
+    if (!p)
+      return fail(request, ATTNSEL_ERR_INVALID_ARGUMENT,
+                  "--speculative-attention-mode: expected ATTNSEL_PHASE_PREFILL or ATTNSEL_PHASE_DECODE");
+    request->request.speculative_attention_mode = *p;
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_request_set_backend(attnsel_request* request, const char* slot, attnsel_phase phase,
+                                           const char* backend) {
+  if (!live(request)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(request, [&] {
+    if (auto bad = check_text(request, slot, "slot")) return *bad;
+    if (auto bad = check_text(request, backend, "backend")) return *bad;
+    if (!valid_phase(phase))
+      return fail(request, ATTNSEL_ERR_INVALID_ARGUMENT, "phase: expected ATTNSEL_PHASE_ALL, _PREFILL or _DECODE");
+    const Matrix& m = *request->matrix;
+    auto s = slot_of(m, slot);
+    if (!s) return fail(request, s.error());
+    const Slot& info = m.slot(*s);
+    // choice_for has only a const form; the request here is ours to change.
+    auto* choice = const_cast<BackendChoice*>(request->request.choice_for(info.name));
+    if (choice == nullptr)
+      return fail(request, ATTNSEL_ERR_UNKNOWN_NAME, "slot '" + info.name + "' cannot be set through this API");
+    const std::string& flag = phase == ATTNSEL_PHASE_ALL       ? info.flag
+                              : phase == ATTNSEL_PHASE_PREFILL ? info.prefill_flag
+                                                               : info.decode_flag;
+    if (backend != nullptr && !m.find_backend(backend, *s))
+      return fail(request, unknown(info.title + " backend", backend, m.backend_names(*s), flag.empty() ? info.name : flag));
+    std::optional<std::string>& target = phase == ATTNSEL_PHASE_ALL       ? choice->all
+                                         : phase == ATTNSEL_PHASE_PREFILL ? choice->prefill
+                                                                          : choice->decode;
+    if (backend != nullptr) target = backend;
+    else target.reset();
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_request_set_flag(attnsel_request* request, attnsel_flag flag, int enabled) {
+  if (!live(request)) return ATTNSEL_ERR_INVALID_HANDLE;
+  const bool on = enabled != 0;
+  switch (flag) {
+    case ATTNSEL_FLAG_SLIDING_WINDOW: request->sliding_window = on; return ATTNSEL_OK;
+    case ATTNSEL_FLAG_MULTIMODAL: request->multimodal = on; return ATTNSEL_OK;
+    case ATTNSEL_FLAG_ATTENTION_SINKS: request->attention_sinks = on; return ATTNSEL_OK;
+    case ATTNSEL_FLAG_DETERMINISTIC: request->request.deterministic = on; return ATTNSEL_OK;
+    case ATTNSEL_FLAG_DISABLE_RADIX_CACHE: request->request.disable_radix_cache = on; return ATTNSEL_OK;
+    case ATTNSEL_FLAG_STRICT: request->request.strict = on; return ATTNSEL_OK;
+    case ATTNSEL_FLAG_FORCE_INT: break;
+  }
+  return fail(request, ATTNSEL_ERR_INVALID_ARGUMENT, "flag: not an attnsel_flag value");
+}
+
+attnsel_status attnsel_request_set_prefer(attnsel_request* request, const char* preference) {
+  if (!live(request)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(request, [&] {
+    if (auto bad = check_text(request, preference, "prefer")) return *bad;
+    if (preference == nullptr) {
+      request->request.prefer = Preference::sglang_default;
+      return ATTNSEL_OK;
+    }
+    auto p = parse_preference(preference);
+    if (!p) return fail(request, unknown("preference", preference, {"sglang-default", "prefix-reuse", "throughput"}, "--prefer"));
+    request->request.prefer = *p;
+    return ATTNSEL_OK;
+  });
+}
+
+const char* attnsel_request_last_error(const attnsel_request* request) {
+  return live(request) ? request->last_error.c_str() : status_text(ATTNSEL_ERR_INVALID_HANDLE).data();
+}
+
+attnsel_status attnsel_request_free(attnsel_request* request) { return destroy(request); }
+
+// ---- select ----
+
+attnsel_status attnsel_select(attnsel_request* request, attnsel_result** out) {
+  if (!live(request)) return ATTNSEL_ERR_INVALID_HANDLE;
+  if (out == nullptr) return fail(request, ATTNSEL_ERR_INVALID_ARGUMENT, "out: NULL");
+  *out = nullptr;
+  return guarded(request, [&] {
+    if (!request->has_model)
+      return fail(request, ATTNSEL_ERR_INVALID_STATE, "no model: call attnsel_request_set_model first");
+    Request r = request->request;
+    auto device = device_of(*request);
+    if (!device) return fail(request, device.error());
+    r.device = std::move(*device);
+    r.model.sliding_window |= request->sliding_window;
+    r.model.multimodal |= request->multimodal;
+    r.model.attention_sinks |= request->attention_sinks;
+    auto selection = select(request->matrix, r);
+    if (!selection) return fail(request, selection.error());
+
+    auto result = std::make_unique<attnsel_result>();
+    result->selection = std::move(*selection);
+    const Selection& s = result->selection;
+    result->flags = s.flags();
+    result->diagnostics[ATTNSEL_DIAGNOSTIC_ERROR] = s.describe(s.errors);
+    result->diagnostics[ATTNSEL_DIAGNOSTIC_WARNING] = s.describe(s.warnings);
+    result->diagnostics[ATTNSEL_DIAGNOSTIC_NOTE] = s.describe(s.notes);
+    handles().add(result.get(), attnsel_result::kind);
+    *out = result.release();
+    return ATTNSEL_OK;
+  });
+}
+
+// ---- result ----
+
+attnsel_status attnsel_result_ok(attnsel_result* result, int* ok) {
+  if (!live(result)) return ATTNSEL_ERR_INVALID_HANDLE;
+  if (ok == nullptr) return fail(result, ATTNSEL_ERR_INVALID_ARGUMENT, "ok: NULL");
+  *ok = result->selection.ok() ? 1 : 0;
+  return ATTNSEL_OK;
+}
+
+attnsel_status attnsel_result_backend(attnsel_result* result, const char* slot, attnsel_phase phase,
+                                      const char** backend) {
+  if (!live(result)) return ATTNSEL_ERR_INVALID_HANDLE;
+  if (backend == nullptr) return fail(result, ATTNSEL_ERR_INVALID_ARGUMENT, "backend: NULL");
+  return guarded(result, [&] {
+    if (auto bad = check_text(result, slot, "slot")) return *bad;
+    if (!valid_phase(phase))
+      return fail(result, ATTNSEL_ERR_INVALID_ARGUMENT, "phase: expected ATTNSEL_PHASE_ALL, _PREFILL or _DECODE");
+    const Selection& s = result->selection;
+    auto id = slot_of(*s.matrix, slot);
+    if (!id) return fail(result, id.error());
+    *backend = nullptr;
+    const SlotPlan* plan = s.slot(s.matrix->slot(*id).name);
+    if (plan == nullptr) return ATTNSEL_OK;
+    BackendId chosen = kNoBackend;
+    if (auto p = phase_of(phase)) chosen = plan->phase[static_cast<int>(*p)].backend;
+    else if (!plan->hybrid()) chosen = plan->phase[0].backend;
+    if (chosen != kNoBackend) *backend = s.name(chosen).c_str();
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_result_page_size(attnsel_result* result, int* page_size) {
+  if (!live(result)) return ATTNSEL_ERR_INVALID_HANDLE;
+  if (page_size == nullptr) return fail(result, ATTNSEL_ERR_INVALID_ARGUMENT, "page_size: NULL");
+  *page_size = result->selection.page.page_size;
+  return ATTNSEL_OK;
+}
+
+attnsel_status attnsel_result_flag_count(attnsel_result* result, size_t* count) {
+  if (!live(result)) return ATTNSEL_ERR_INVALID_HANDLE;
+  if (count == nullptr) return fail(result, ATTNSEL_ERR_INVALID_ARGUMENT, "count: NULL");
+  *count = result->flags.size();
+  return ATTNSEL_OK;
+}
+
+attnsel_status attnsel_result_flag(attnsel_result* result, size_t index, const char** flag) {
+  if (!live(result)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(result, [&] {
+    if (flag == nullptr) return fail(result, ATTNSEL_ERR_INVALID_ARGUMENT, "flag: NULL");
+    if (index >= result->flags.size())
+      return fail(result, ATTNSEL_ERR_OUT_OF_RANGE, "flag " + std::to_string(index) + ": the plan has " +
+                                                        std::to_string(result->flags.size()));
+    *flag = result->flags[index].c_str();
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_result_diagnostic_count(attnsel_result* result, attnsel_diagnostic_kind kind, size_t* count) {
+  if (!live(result)) return ATTNSEL_ERR_INVALID_HANDLE;
+  if (count == nullptr) return fail(result, ATTNSEL_ERR_INVALID_ARGUMENT, "count: NULL");
+  const std::vector<Diagnostic>* ds = diagnostics(result, kind);
+  if (ds == nullptr) return fail(result, ATTNSEL_ERR_INVALID_ARGUMENT, "kind: not an attnsel_diagnostic_kind");
+  *count = ds->size();
+  return ATTNSEL_OK;
+}
+
+attnsel_status attnsel_result_diagnostic(attnsel_result* result, attnsel_diagnostic_kind kind, size_t index,
+                                         const char** rule, const char** message, const char** source) {
+  if (!live(result)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(result, [&] {
+    const std::vector<Diagnostic>* ds = diagnostics(result, kind);
+    if (ds == nullptr) return fail(result, ATTNSEL_ERR_INVALID_ARGUMENT, "kind: not an attnsel_diagnostic_kind");
+    if (index >= ds->size())
+      return fail(result, ATTNSEL_ERR_OUT_OF_RANGE, "diagnostic " + std::to_string(index) + ": there are " +
+                                                        std::to_string(ds->size()));
+    const Diagnostic& d = (*ds)[index];
+    if (rule != nullptr) *rule = d.rule.c_str();
+    if (message != nullptr) *message = d.message.c_str();
+    if (source != nullptr) *source = d.source.c_str();
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_result_json(attnsel_result* result, int indent, const char** json) {
+  if (!live(result)) return ATTNSEL_ERR_INVALID_HANDLE;
+  if (json == nullptr) return fail(result, ATTNSEL_ERR_INVALID_ARGUMENT, "json: NULL");
+  return guarded(result, [&] {
+    if (indent < 0) indent = -1;
+    auto it = result->json.find(indent);
+    if (it == result->json.end()) it = result->json.emplace(indent, render_json(result->selection, indent)).first;
+    *json = it->second.c_str();
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_result_text(attnsel_result* result, const char** text) {
+  if (!live(result)) return ATTNSEL_ERR_INVALID_HANDLE;
+  if (text == nullptr) return fail(result, ATTNSEL_ERR_INVALID_ARGUMENT, "text: NULL");
+  return guarded(result, [&] {
+    if (!result->text) result->text = render_text(result->selection, RenderOptions{});
+    *text = result->text->c_str();
+    return ATTNSEL_OK;
+  });
+}
+
+const char* attnsel_result_last_error(const attnsel_result* result) {
+  return live(result) ? result->last_error.c_str() : status_text(ATTNSEL_ERR_INVALID_HANDLE).data();
+}
+
+attnsel_status attnsel_result_free(attnsel_result* result) { return destroy(result); }
+
+}  // extern "C"
