@@ -52,7 +52,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, ComposeErrors, ::testing::ValuesIn(kBad), [](
 TEST(Registry, EveryBuiltinGenerationLoads) {
   auto gens = builtin_generations();
   ASSERT_TRUE(gens.ok()) << gens.error().describe();
-  ASSERT_GE(gens->size(), 4u);
+  ASSERT_GE(gens->size(), 5u);
   for (const auto& g : *gens) {
     auto m = builtin_matrix_file(g.file);
     EXPECT_TRUE(m.ok()) << g.file << ": " << (m.ok() ? "" : m.error().describe());
@@ -72,7 +72,9 @@ TEST(Registry, PicksTheNewestGenerationNotNewerThanTheRelease) {
   EXPECT_EQ(file_of("0.5.2"), "built-in:sglang-0.4.6.json");
   EXPECT_EQ(file_of("v0.5.3"), "built-in:sglang-0.5.3.json");
   EXPECT_EQ(file_of("0.5.9.post1"), "built-in:sglang-0.5.3.json");
-  EXPECT_EQ(file_of("0.5.10"), "built-in:sglang.json");
+  EXPECT_EQ(file_of("0.5.10"), "built-in:sglang-0.5.10.json");
+  EXPECT_EQ(file_of("0.5.11.post2"), "built-in:sglang-0.5.10.json");
+  EXPECT_EQ(file_of("0.5.12"), "built-in:sglang.json");
   EXPECT_EQ(file_of("1.0"), "built-in:sglang.json");
   EXPECT_EQ((*builtin_matrix("sglang"))->info().origin, "built-in:sglang.json") << "no release: the newest";
 

@@ -1,6 +1,8 @@
-// data/matrix.schema.json against the matrices: the real one conforms, and broken variants that the
-// loader rejects the schema rejects too. No JSON Schema library is available, so a small checker for
-// exactly the keywords the schema uses lives here; a keyword it does not know is an error, never ignored.
+// data/matrix.schema.json against the matrices: every built-in one conforms (overlays through the
+// schema's "extends" branch), and broken variants that the loader rejects the schema rejects too;
+// data/matrices.schema.json against the registry. No JSON Schema library is available, so a small
+// checker for exactly the keywords the schemas use lives here; a keyword it does not know is an error,
+// never ignored.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -123,6 +125,18 @@ class SchemaChecker {
         if (v.is_object())
           for (const auto& [name, sub] : v.items())
             if (!known.contains(name)) fail("unknown key \"" + name + "\"");
+      } else if (key == "const") {
+        if (v != arg) fail(v.dump() + " is not " + arg.dump());
+      } else if (key == "allOf") {
+        for (const json& branch : arg) visit(branch, v, at, out);
+      } else if (key == "if") {
+        // then/else apply by whether the value passes "if"; "if" itself reports nothing.
+        std::vector<std::string> errors;
+        visit(arg, v, at, errors);
+        const char* branch = errors.empty() ? "then" : "else";
+        if (s.contains(branch)) visit(s[branch], v, at, out);
+      } else if (key == "then" || key == "else") {
+        // applied with "if"
       } else if (key == "oneOf" || key == "anyOf") {
         std::vector<std::string> fewest;
         const std::size_t passed = branches(arg, v, at, fewest);
@@ -144,60 +158,109 @@ class SchemaChecker {
 
 // ---- fixtures ----
 
+const std::string kData = kSource + "/data/";
+
+// The matrices in data/: every JSON document with "matrix" or "extends" at the top level (gpus.json,
+// models.json and the registry have neither). A new generation is checked without a change here.
+std::vector<std::string> matrix_files() {
+  std::vector<std::string> out;
+  for (const auto& entry : std::filesystem::directory_iterator(kData)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() != ".json" || name.find(".schema.") != std::string::npos) continue;
+    const json doc = read_json(entry.path().string());
+    if (doc.is_object() && (doc.contains("matrix") || doc.contains("extends"))) out.push_back(name);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+const std::vector<std::string> kMatrixFiles = matrix_files();
+
+std::string joined(const std::vector<std::string>& errors) {
+  std::string out;
+  for (const auto& e : errors) out += "\n  " + e;
+  return out;
+}
+
+// "<array>/<i>" of the entry whose `key` is `value`, so that the variants survive edits of the data.
+std::string entry(const json& doc, const std::string& array, const std::string& key, const std::string& value) {
+  const json& list = doc[json::json_pointer(array)];
+  for (std::size_t i = 0; i < list.size(); ++i)
+    if (list[i].value(key, "") == value) return array + "/" + std::to_string(i);
+  ADD_FAILURE() << "no entry with " << key << " " << value << " in " << array;
+  return array + "/0";
+}
+
 class MatrixSchema : public testing::Test {
  protected:
   void SetUp() override {
-    schema = read_json(kSource + "/data/matrix.schema.json");
-    sglang = read_json(kSource + "/data/sglang.json");
+    schema = read_json(kData + "matrix.schema.json");
+    sglang = read_json(kData + "sglang.json");
+    diffusion = read_json(kData + "sglang-diffusion.json");
     ASSERT_TRUE(schema.is_object()) << "data/matrix.schema.json is not a JSON object";
     ASSERT_TRUE(sglang.is_object()) << "data/sglang.json is not a JSON object";
+    ASSERT_TRUE(diffusion.is_object()) << "data/sglang-diffusion.json is not a JSON object";
   }
-  std::string joined(const std::vector<std::string>& errors) const {
-    std::string out;
-    for (const auto& e : errors) out += "\n  " + e;
-    return out;
-  }
-  // "/rules/<i>" of the rule with this id, so that the variants survive edits of the matrix.
-  std::string rule(const std::string& id) const {
-    for (std::size_t i = 0; i < sglang["rules"].size(); ++i)
-      if (sglang["rules"][i]["id"] == id) return "/rules/" + std::to_string(i);
-    ADD_FAILURE() << "no rule " << id << " in data/sglang.json";
-    return "/rules/0";
-  }
-  json schema, sglang;
+  std::string rule(const std::string& id) const { return entry(sglang, "/rules", "id", id); }
+  json schema, sglang, diffusion;
 };
 
-TEST_F(MatrixSchema, DescribesAttnselsOwnFormatInDraft2020) {
-  EXPECT_EQ(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
-  EXPECT_NE(schema.value("description", "").find("attnsel's own format"), std::string::npos);
-  EXPECT_FALSE(schema.value("source", "").empty());
-  EXPECT_EQ(sglang["$schema"], "./matrix.schema.json");
-}
-
 // Every object schema is closed and every field of it says what it is in one line (editors show it).
-TEST_F(MatrixSchema, EveryObjectIsClosedAndEveryFieldDescribed) {
+std::size_t check_closed_and_described(const json& schema) {
   std::vector<std::pair<std::string, const json*>> todo = {{"", &schema}};
   std::size_t objects = 0;
   while (!todo.empty()) {
     auto [at, node] = todo.back();
     todo.pop_back();
     if (!node->is_object() && !node->is_array()) continue;
-    if (node->is_object() && node->value("type", "") == "object") {
+    // A node whose "type" is not a string is a "properties" map with a field named "type".
+    if (node->is_object() && node->contains("type") && (*node)["type"] == "object") {
       ++objects;
       EXPECT_EQ(node->value("additionalProperties", json(true)), false) << at;
       const json properties = node->value("properties", json::object());
-      for (const auto& [name, sub] : properties.items())
-        EXPECT_FALSE(sub.value("description", "").empty()) << at << "/properties/" << name;
+      for (const auto& [name, sub] : properties.items()) {
+        EXPECT_TRUE(sub.is_object() && !sub.value("description", "").empty()) << at << "/properties/" << name;
+        if (sub.is_object()) {
+          EXPECT_EQ(sub.value("description", "").find('\n'), std::string::npos) << at << "/properties/" << name;
+        }
+      }
     }
     for (const auto& [key, child] : node->items()) todo.emplace_back(at + "/" + key, &child);
   }
-  EXPECT_GE(objects, 15u);
+  return objects;
 }
 
-TEST_F(MatrixSchema, TheRealMatrixConforms) {
+TEST_F(MatrixSchema, DescribesAttnselsOwnFormatInDraft2020) {
+  EXPECT_EQ(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
+  EXPECT_NE(schema.value("description", "").find("attnsel's own format"), std::string::npos);
+  EXPECT_FALSE(schema.value("source", "").empty());
+  // Overlays are told apart by "extends" at the top level.
+  EXPECT_EQ(schema["if"], json({{"required", {"extends"}}}));
+  EXPECT_TRUE(schema.contains("then") && schema.contains("else"));
+  for (const auto& file : kMatrixFiles) EXPECT_EQ(read_json(kData + file).value("$schema", ""), "./matrix.schema.json") << file;
+  // Both complete matrices and overlays are among them.
+  for (const char* file : {"sglang.json", "sglang-0.5.3.json", "sglang-0.4.6.json", "sglang-diffusion.json"})
+    EXPECT_NE(std::find(kMatrixFiles.begin(), kMatrixFiles.end(), file), kMatrixFiles.end()) << file;
+}
+
+TEST_F(MatrixSchema, EveryObjectIsClosedAndEveryFieldDescribed) { EXPECT_GE(check_closed_and_described(schema), 20u); }
+
+TEST_F(MatrixSchema, TheBuiltInMatricesConform) {
   SchemaChecker checker(schema);
-  auto errors = checker.check(sglang);
-  EXPECT_TRUE(errors.empty()) << "data/sglang.json:" << joined(errors);
+  for (const auto& file : kMatrixFiles) {
+    SCOPED_TRACE(file);
+    const json doc = read_json(kData + file);
+    ASSERT_TRUE(doc.is_object());
+    auto errors = checker.check(doc);
+    EXPECT_TRUE(errors.empty()) << "data/" << file << ":" << joined(errors);
+    auto loaded = load_matrix_file(kData + file);
+    EXPECT_TRUE(loaded.ok()) << loaded.error().describe();
+    if (doc.contains("extends")) {
+      // It conforms as an overlay, not by accident as a complete matrix.
+      json complete = doc;
+      complete.erase("extends");
+      EXPECT_FALSE(checker.check(complete).empty()) << file << " would also pass as a complete matrix";
+    }
+  }
   const json minimal = read_json(std::string(ATTNSEL_TESTS_DIR) + "/fixtures/matrices/minimal.json");
   if (minimal.is_object()) {
     EXPECT_TRUE(checker.check(minimal).empty()) << "minimal.json:" << joined(checker.check(minimal));
@@ -208,13 +271,34 @@ struct Variant {
   const char* what;
   std::string pointer;  // where to write
   json value;           // null: remove the key instead
+  bool literal_null = false;  // write null rather than remove
 };
 
 json apply(json doc, const Variant& v) {
   const json::json_pointer p(v.pointer);
-  if (v.value.is_null()) doc[p.parent_pointer()].erase(p.back());
+  if (v.value.is_null() && !v.literal_null) doc[p.parent_pointer()].erase(p.back());
   else doc[p] = v.value;
   return doc;
+}
+
+// Each variant of `base` must be refused by both the loader and the schema (broken), or accepted by
+// both (fine). `origin` is where the loader believes the document lives: overlays resolve "extends"
+// next to it.
+void cross_check(const SchemaChecker& checker, const json& base, const std::string& origin, const std::vector<Variant>& broken,
+                 const std::vector<Variant>& fine) {
+  for (const auto& v : broken) {
+    SCOPED_TRACE(v.what);
+    const json doc = apply(base, v);
+    EXPECT_FALSE(load_matrix(doc.dump(), origin).ok()) << "the loader accepts it: not a broken variant";
+    EXPECT_FALSE(checker.check(doc).empty()) << "the schema accepts it";
+  }
+  for (const auto& v : fine) {
+    SCOPED_TRACE(v.what);
+    const json doc = apply(base, v);
+    auto loaded = load_matrix(doc.dump(), origin);
+    EXPECT_TRUE(loaded.ok()) << loaded.error().describe();
+    EXPECT_TRUE(checker.check(doc).empty()) << joined(checker.check(doc));
+  }
 }
 
 // The same documents, judged by the loader and by the schema: both must refuse them.
@@ -235,6 +319,8 @@ TEST_F(MatrixSchema, RejectsWhatTheLoaderRejects) {
       {"page size as a string", cell + "/page_size", "64"},
       {"backend name with a space", "/backends/0/name", "flash infer"},
       {"backend without source", "/backends/0/source", nullptr},
+      {"backend with a blank source", "/backends/0/source", " "},
+      {"slot name with a colon", "/slots/0/name", "attention:main"},
       {"unknown severity", rule("flashmla-fp8-kv") + "/severity", "warn"},
       {"unknown scope", rule("dsa-kv-auto") + "/scope", "global"},
       {"request scope tests a backend", rule("dsa-kv-auto") + "/when/backend", "fa3"},
@@ -250,34 +336,138 @@ TEST_F(MatrixSchema, RejectsWhatTheLoaderRejects) {
       {"rule without source", rule("dsa-kv-auto") + "/source", nullptr},
       {"rule with empty source", rule("dsa-kv-auto") + "/source", ""},
       {"rule id with a space", rule("dsa-kv-auto") + "/id", "dsa kv auto"},
-      {"unknown placeholder", rule("dsa-kv-auto") + "/message", "uses {dtype}"},
+      {"unknown placeholder", rule("dsa-kv-auto") + "/message", "uses {speed}"},
       {"unbalanced placeholder", rule("dsa-kv-auto") + "/message", "uses {kv_dtype"},
       {"unknown key in a selection entry", "/selection/0/priority", 1},
       {"unknown feature", "/features/sinks", json::object()},
       {"unknown top-level key", "/rule", json::array()},
       {"schema version 2", "/schema_version", 2},
       {"default page size above the limit", "/matrix/default_page_size", 1 << 21},
+      // Overlay-only keys in a complete matrix.
+      {"after in a complete matrix", rule("dsa-kv-auto") + "/after", "fp4-kv-cuda-only"},
+      {"before on a backend of a complete matrix", "/backends/0/before", "triton"},
+      {"remove in a complete matrix", "/selection/0/remove", true},
   };
-  for (const auto& v : broken) {
-    SCOPED_TRACE(v.what);
-    const json doc = apply(sglang, v);
-    EXPECT_FALSE(load_matrix(doc.dump(), v.what).ok()) << "the loader accepts it: not a broken variant";
-    EXPECT_FALSE(checker.check(doc).empty()) << "the schema accepts it";
-  }
-  // And what the loader accepts, the schema accepts.
   const std::vector<Variant> fine = {
       {"bfloat16 spelling", cell + "/kv_dtypes", json::array({"auto", "bfloat16"})},
       {"major-only version", cell + "/min_cuda", "13"},
       {"note on a cell", cell + "/note", "why"},
       {"strict false on an error", rule("fp4-kv-cuda-only") + "/strict", false},
       {"one kind as a string", cell + "/kinds", "mha"},
+      {"{dtype} and {detail} placeholders", rule("dsa-kv-auto") + "/message", "{title} in {dtype}: {detail}"},
   };
-  for (const auto& v : fine) {
-    SCOPED_TRACE(v.what);
-    const json doc = apply(sglang, v);
-    auto loaded = load_matrix(doc.dump(), v.what);
-    EXPECT_TRUE(loaded.ok()) << loaded.error().describe();
-    EXPECT_TRUE(checker.check(doc).empty()) << joined(checker.check(doc));
+  cross_check(checker, sglang, "variant of data/sglang.json", broken, fine);
+}
+
+// The fields the diffusion profile brought: phased slots, compute dtypes, packages, backend config.
+TEST_F(MatrixSchema, RejectsWhatTheLoaderRejectsInTheNewFields) {
+  SchemaChecker checker(schema);
+  const json& d = diffusion;
+  const std::string fa = entry(d, "/backends", "name", "fa"), sta = entry(d, "/backends", "name", "sliding_tile_attn"),
+                    vsa = entry(d, "/backends", "name", "video_sparse_attn");
+  const std::string sta_param = sta + "/config/parameters/0";  // mask_strategy_file_path: str, required
+  const std::string vsa_param = vsa + "/config/parameters/0";  // sparsity: float, 0 to 1
+  const std::string fa_rule = entry(d, "/rules", "id", "fa-runtime-missing");
+  const std::vector<Variant> broken = {
+      {"bad dtype in a cell", fa + "/cells/0/dtypes/1", "fp8"},
+      {"empty dtype list", fa + "/cells/0/dtypes", json::array()},
+      {"bad dtype in a condition", entry(d, "/selection", "id", "auto-rocm-fa") + "/when/dtype", "int8"},
+      {"requires as a number", sta + "/cells/0/requires", 1},
+      {"installed as an empty list", fa_rule + "/when/not/installed", json::array()},
+      {"installed as an object", fa_rule + "/when/not/installed", json::object()},
+      {"config parameter with min on a str", sta_param + "/min", 0},
+      {"config parameter with max on a list[int]", entry(d, "/backends", "name", "vmoba_attn") + "/config/parameters/2/max", 8},
+      {"config parameter min as a string", vsa_param + "/min", "0"},
+      {"config parameter of an unknown type", sta_param + "/type", "string"},
+      {"config parameter without a name", sta_param + "/name", nullptr},
+      {"config parameter with an empty name", sta_param + "/name", ""},
+      {"config parameter with an unknown key", sta_param + "/choices", json::array({"a"})},
+      {"config parameter required as a string", sta_param + "/required", "yes"},
+      {"config without parameters", sta + "/config/parameters", json::array()},
+      {"config without source", sta + "/config/source", nullptr},
+      {"phased slot missing prefill_flag", "/slots/0/phased", true},
+      {"slot without phases that is not joint", "/slots/0/joint", false},
+      {"joint slot without flag", "/slots/0/flag", nullptr},
+      {"joint slot with an empty flag", "/slots/0/flag", ""},
+      {"models other than any", "/matrix/models", "llm"},
+      {"paged_kv_cache as a string", "/matrix/paged_kv_cache", "no"},
+  };
+  const std::vector<Variant> fine = {
+      {"dtype long spelling", fa + "/cells/0/dtypes", "bfloat16"},
+      {"dtype in a backend rule", fa_rule + "/when/dtype", json::array({"fp16", "bf16"})},
+      {"installed as one string", fa_rule + "/when/not/installed", "flash_attn"},
+      {"requires as one string", sta + "/cells/0/requires", "st_attn"},
+      {"requires empty", sta + "/cells/0/requires", json::array()},
+      {"int parameter with bounds", sta + "/config/parameters/2/min", 0},
+      {"float parameter with an integer bound", vsa_param + "/max", 2},
+      {"default of any type", sta + "/config/parameters/1/default", json::array({1, 2})},
+      {"unphased slot with per-phase flags", "/slots/0/prefill_flag", "--prefill-attention-backend"},
+      {"phased slot with both flags", "/slots/0", json({{"name", "attention"}, {"kinds", "mha"}, {"flag", "--attention-backend"},
+                                                        {"prefill_flag", "--p"}, {"decode_flag", "--d"}, {"source", "test"}})},
+      {"paged KV cache", "/matrix/paged_kv_cache", true},
+  };
+  cross_check(checker, diffusion, "variant of data/sglang-diffusion.json", broken, fine);
+}
+
+// Overlays: the loader composes them with their base from disk, and both judge the same documents.
+TEST_F(MatrixSchema, RejectsWhatTheLoaderRejectsInOverlays) {
+  SchemaChecker checker(schema);
+  const json overlay = read_json(kData + "sglang-0.5.3.json");
+  ASSERT_TRUE(overlay.is_object());
+  const std::string origin = kData + "sglang-0.5.3.json";
+  const std::string removal = entry(overlay, "/rules", "id", "fa4-sm90-decode-slowdown");
+  const std::string placed = entry(overlay, "/rules", "id", "fa4-page-size");
+  const std::vector<Variant> broken = {
+      {"extends as a number", "/extends", 3},
+      {"unknown top-level key", "/backend", json::array()},
+      {"removal with another key", removal + "/severity", "warning"},
+      {"remove: false", removal + "/remove", false},
+      {"removal without its key", removal + "/id", nullptr},
+      {"backend removal without its slot", entry(overlay, "/backends", "name", "triton") + "/slot", nullptr},
+      {"a new rule without source", placed + "/source", nullptr},
+      {"after as a number", placed + "/after", 3},
+      {"schema version 2", "/schema_version", 2},
+      {"a required matrix key set to null", "/matrix/source", nullptr, true},
+      {"slots as an object", "/slots", json::object()},
+      {"a feature that is not a rule", "/features", json({{"multimodal", true}})},
+      {"an unknown matrix key", "/matrix/engine_versions", "x"},
+  };
+  json before = overlay[json::json_pointer(placed)];
+  before.erase("after");
+  before["before"] = "trtllm-mha-page-size";
+  const std::vector<Variant> fine = {
+      {"null description", "/matrix/description", nullptr, true},
+      {"a feature removed with null", "/features", json({{"multimodal", nullptr}})},
+      {"a new rule placed before an existing one", placed, before},
+      {"a new rule appended", placed + "/after", nullptr},
+      {"empty features", "/features", json::object()},
+  };
+  cross_check(checker, overlay, origin, broken, fine);
+  // An overlay may change nothing at all.
+  const json bare = {{"extends", "sglang.json"}};
+  EXPECT_TRUE(load_matrix(bare.dump(), origin).ok());
+  EXPECT_TRUE(checker.check(bare).empty()) << joined(checker.check(bare));
+}
+
+// Overlay fixtures the schema accepts are the checks that need the base: what is replaced, removed or
+// referenced, and "extends" chains.
+TEST_F(MatrixSchema, OverlayFixturesItAcceptsAreLoaderCrossChecks) {
+  const std::map<std::string, bool> expected = {
+      {"adds_backend.json", true},        {"cycle_a.json", true},      {"cycle_b.json", true},
+      {"dangling_reference.json", true},  {"removes_missing.json", true}, {"unknown_key.json", false},
+  };
+  const std::string dir = std::string(ATTNSEL_TESTS_DIR) + "/fixtures/matrices/extends";
+  if (!std::filesystem::is_directory(dir)) GTEST_SKIP() << dir << " is absent";
+  SchemaChecker checker(schema);
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    const json doc = read_json(entry.path().string());
+    ASSERT_TRUE(doc.is_object()) << name;
+    auto it = expected.find(name);
+    ASSERT_NE(it, expected.end()) << name << ": a new fixture; say here whether the schema accepts it";
+    EXPECT_EQ(checker.check(doc).empty(), it->second) << name << joined(checker.check(doc));
+    const bool loads = load_matrix_file(entry.path().string()).ok();
+    EXPECT_EQ(loads, name == "adds_backend.json") << name;
   }
 }
 
@@ -301,6 +491,72 @@ TEST_F(MatrixSchema, BadFixturesItAcceptsAreLoaderCrossChecks) {
     if (name == "expectations.json" || doc.is_discarded()) continue;  // not JSON: the parser's business
     const bool accepted = checker.check(doc).empty();
     EXPECT_EQ(accepted, cross_checks.count(name) == 1) << name << (accepted ? ": accepted by the schema" : ": rejected");
+  }
+}
+
+// ---- the registry: data/matrices.json ----
+
+class RegistrySchema : public testing::Test {
+ protected:
+  void SetUp() override {
+    schema = read_json(kData + "matrices.schema.json");
+    registry = read_json(kData + "matrices.json");
+    ASSERT_TRUE(schema.is_object()) << "data/matrices.schema.json is not a JSON object";
+    ASSERT_TRUE(registry.is_object()) << "data/matrices.json is not a JSON object";
+  }
+  json schema, registry;
+};
+
+TEST_F(RegistrySchema, DescribesTheRegistryInDraft2020) {
+  EXPECT_EQ(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
+  EXPECT_FALSE(schema.value("source", "").empty());
+  EXPECT_GE(check_closed_and_described(schema), 3u);
+  // The lead adds "$schema" to data/matrices.json; until then the file may lack it.
+  if (registry.contains("$schema")) {
+    EXPECT_EQ(registry["$schema"], "./matrices.schema.json");
+  }
+}
+
+TEST_F(RegistrySchema, TheRegistryConformsAndNamesTheMatrixFiles) {
+  SchemaChecker checker(schema);
+  auto errors = checker.check(registry);
+  EXPECT_TRUE(errors.empty()) << "data/matrices.json:" << joined(errors);
+  // The reader (built in) accepts it; the files it names are the matrices in data/, every one of them
+  // (a matrix nobody can select is a forgotten registry entry).
+  auto generations = builtin_generations();
+  ASSERT_TRUE(generations.ok()) << generations.error().describe();
+  std::set<std::string> files;
+  for (const auto& g : *generations) files.insert(g.file);
+  EXPECT_EQ(files, std::set<std::string>(kMatrixFiles.begin(), kMatrixFiles.end()));
+}
+
+// The reader parses only the built-in registry, so its broken variants are judged by the schema alone;
+// "since" is cross-checked with parse_release, which the reader uses.
+TEST_F(RegistrySchema, RejectsBrokenRegistries) {
+  SchemaChecker checker(schema);
+  const std::string gen = "/engines/0/generations/0";
+  const std::vector<Variant> broken = {
+      {"schema version 2", "/schema_version", 2},
+      {"no engines", "/engines", json::array()},
+      {"an engine without generations", "/engines/0/generations", json::array()},
+      {"unknown key in an engine", "/engines/0/defaults", true},
+      {"default as a string", "/engines/0/default", "yes"},
+      {"unknown key in a generation", gen + "/until", "0.5.2"},
+      {"generation without source", gen + "/source", nullptr},
+      {"generation without file", gen + "/file", nullptr},
+      {"since as a number", gen + "/since", 0.46},
+      {"since not a release", gen + "/since", "0.4.x"},
+  };
+  for (const auto& v : broken) {
+    SCOPED_TRACE(v.what);
+    EXPECT_FALSE(checker.check(apply(registry, v)).empty()) << "the schema accepts it";
+  }
+  const json& release = schema["$defs"]["release"];
+  for (const char* text : {"0.5.3", "v0.5.3", "0.5", "0.5.3.post1", "0.5.3post1", "0.5.3rc0", "0.5.3.dev1", "1234.0.0", "0.5.3.4",
+                           "0.5.3x", "0.5.", "5", "12345.0", "0.5.3.rc1", "", "V1.2", "0.5.3.", "0.5.3..post1", "0.5rc1",
+                           "0.5.rc1", "0.5.3-rc1", "x0.5.3"}) {
+    SCOPED_TRACE(text);
+    EXPECT_EQ(SchemaChecker(release).check(json(text)).empty(), parse_release(text).has_value());
   }
 }
 

@@ -329,7 +329,7 @@ ATTNSEL_API Result<std::shared_ptr<const Matrix>> builtin_matrix_file(std::strin
 // A document with "extends" is composed onto its base first (a file next to it, or a built-in one).
 ATTNSEL_API Result<std::shared_ptr<const Matrix>> load_matrix(std::string_view json_text, std::string_view origin);
 ATTNSEL_API Result<std::shared_ptr<const Matrix>> load_matrix_file(const std::string& path);
-// The default engine's newest built-in matrix (data/sglang.json).
+// The default engine's newest built-in matrix (data/matrices.json: sglang, newest generation).
 ATTNSEL_API Result<std::shared_ptr<const Matrix>> builtin_matrix();
 
 }  // namespace attnsel

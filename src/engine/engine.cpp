@@ -406,7 +406,8 @@ class Engine {
     double number = 0;
     switch (p.type) {
       case ConfigParam::Type::string:
-        if (v.type != T::string) return type_error();
+        // key=value text is a string whatever it looks like (sta_mode=123 is "123").
+        if (v.type != T::string && !v.from_pairs) return type_error();
         return std::nullopt;
       case ConfigParam::Type::boolean:
         if (v.type == T::boolean) return std::nullopt;

@@ -794,6 +794,12 @@ Result<std::shared_ptr<const Matrix>> load_matrix_file(const std::string& path) 
   return load_matrix(text.str(), path);
 }
 
-Result<std::shared_ptr<const Matrix>> builtin_matrix() { return builtin_matrix_file("sglang.json"); }
+Result<std::shared_ptr<const Matrix>> builtin_matrix() {
+  auto generations = builtin_generations();
+  if (!generations) return generations.error();
+  for (const auto& g : *generations)
+    if (g.default_engine) return builtin_matrix(g.engine);
+  return Error{ErrorCode::invalid_matrix, "data/matrices.json names no default engine", "built-in:matrices.json", {}, {}};
+}
 
 }  // namespace attnsel

@@ -104,7 +104,7 @@ std::string short_json(const json& j) {
 std::string describe_entry(const std::string& section, const json& e) {
   if (section == "rules" || section == "selection") {
     std::string what = e.contains("message") ? e["message"].get<std::string>() : "";
-    if (section == "selection") what = fmt::format("-> {}: {}", e["backend"].get<std::string>(), what);
+    if (section == "selection") what = fmt::format("-> {}{}", e["backend"].get<std::string>(), what.empty() ? "" : ": " + what);
     return what;
   }
   if (section == "backends") return e.value("title", "");

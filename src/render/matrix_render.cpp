@@ -193,6 +193,7 @@ json matrix_json(const Matrix& m) {
     for (const auto& e : m.selection())
       j["selection"].push_back({{"id", e.info.id}, {"slot", m.slot(e.slot).name}, {"phases", names(e.phases, kPhaseCount)},
                                 {"when", condition_json(e.when, m)}, {"backend", m.backend(e.backend).name},
+                                {"message", e.info.message},
                                 {"source", e.info.source}});
     return j;
 }

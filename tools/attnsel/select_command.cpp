@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <iostream>
 
@@ -145,9 +146,15 @@ std::optional<std::vector<std::string>> detect_packages(const Matrix& m) {
     for (const auto& c : b.cells)
       for (const auto& p : c.requires_packages)
         if (std::find(names.begin(), names.end(), p) == names.end()) names.push_back(p);
-  for (const auto& rule : m.rules())
-    for (const auto& p : rule.when.installed)
+  // Every "installed" test anywhere in a condition tree (rules, selection entries, features).
+  std::function<void(const Condition&)> walk = [&](const Condition& c) {
+    for (const auto& p : c.installed)
       if (std::find(names.begin(), names.end(), p) == names.end()) names.push_back(p);
+    for (const auto* list : {&c.all, &c.any, &c.none})
+      for (const auto& sub : *list) walk(sub);
+  };
+  for (const auto& rule : m.rules()) walk(rule.when);
+  for (const auto& entry : m.selection()) walk(entry.when);
   if (names.empty()) return std::nullopt;
   std::string list;
   for (const auto& n : names) {
