@@ -977,3 +977,36 @@ TEST_F(CheckCli, GpuFromTheEnvironmentAndHelp) {
 
 }  // namespace
 }  // namespace attnsel
+
+namespace attnsel {
+namespace {
+
+// `sglang generate` runs the diffusion profile: its backends, packages and backend config.
+TEST(CheckDiffusion, GenerateCommandsAreJudgedAgainstTheDiffusionProfile) {
+  CheckOptions options;
+  options.diffusion_matrix = *builtin_matrix("sglang-diffusion");
+  options.installed = {"vsa"};
+  options.installed_known = true;
+  auto cmd = launch_command_from_argv({"sglang", "generate", "--model-path", "Wan-AI/Wan2.1-T2V-1.3B-Diffusers", "--prompt",
+                                       "a cat", "--attention-backend", "video_sparse_attn", "--attention-backend-config",
+                                       "sparsity=1.5"});
+  ASSERT_TRUE(cmd.ok()) << cmd.error().describe();
+  auto results = check_command(*builtin_matrix(), **builtin_catalog(), *cmd, targets("H100"), options);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].verdict(), Verdict::error);
+  ASSERT_FALSE(results[0].errors.empty());
+  EXPECT_EQ(results[0].errors[0].diagnostic.rule, "config.range");
+  EXPECT_NE(results[0].errors[0].diagnostic.message.find("sparsity"), std::string::npos);
+
+  auto sage = launch_command_from_argv({"sglang", "generate", "--model-path", "X", "--attention-backend", "sage_attn"});
+  results = check_command(*builtin_matrix(), **builtin_catalog(), *sage, targets("T4"), options);
+  EXPECT_EQ(results[0].verdict(), Verdict::error) << "SageAttention: no sm75 kernels, and the package is missing";
+
+  // Without a diffusion matrix the command is noted, not judged.
+  results = check_command(*builtin_matrix(), **builtin_catalog(), *sage, targets("T4"), CheckOptions{});
+  EXPECT_EQ(results[0].verdict(), Verdict::clean);
+  EXPECT_FALSE(results[0].selection);
+}
+
+}  // namespace
+}  // namespace attnsel

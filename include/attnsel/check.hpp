@@ -43,7 +43,16 @@ struct CheckOptions {
   // MLA-only backend means an MLA model), else mha. Either way a note says so.
   std::optional<AttentionKind> model_kind;
   bool strict = false;  // documented caveats (FlashMLA with FP8 KV) are errors; warnings fail the check
+  // Diffusion commands (`sglang generate`, `sglang serve --model-type diffusion`) are judged
+  // against this matrix (the built-in sglang-diffusion profile); without one they are noted as
+  // not checked.
+  std::shared_ptr<const Matrix> diffusion_matrix;
+  std::vector<std::string> installed;  // optional Python packages on the target hosts (--installed)
+  bool installed_known = false;
 };
+
+// Whether a command runs SGLang's diffusion runtime rather than LLM serving.
+ATTNSEL_API bool is_diffusion_command(const LaunchCommand& command, const LaunchFlags& flags);
 
 enum class Verdict : std::uint8_t { clean, warning, error };
 ATTNSEL_API std::string_view name_of(Verdict v);

@@ -4,11 +4,16 @@
 // is located on the line of the flag that caused it.
 #include "attnsel/check.hpp"
 
+#include "attnsel/backend_config.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
 #include <deque>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -159,8 +164,29 @@ class Preparation {
     for (const auto* v : {&flags_.tp, &flags_.mm_attention_backend, &flags_.attention_backend_config})
       if (*v) passed_over_.push_back((*v)->flag);
 
-    const bool diffusion = cmd_.launcher == "sglang generate" ||
-                           (flags_.model_type && flags_.model_type->text == "diffusion");
+    const bool diffusion = is_diffusion_command(cmd_, flags_);
+    if (diffusion && m_.info().any_model) {
+      // The diffusion profile: the backend, its --attention-backend-config and the packages.
+      request_.attention = {backend(flags_.attention_backend, "attention"), std::nullopt, std::nullopt};
+      request_.installed = options_.installed;
+      request_.installed_known = options_.installed_known;
+      request_.model.id = flags_.model ? flags_.model->text : "";
+      if (const Value* config = usable(flags_.attention_backend_config)) {
+        Result<BackendConfig> parsed = parse_backend_config(config->text);
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(config->text, ec)) {
+          std::ifstream in(config->text, std::ios::binary);
+          std::ostringstream text;
+          text << in.rdbuf();
+          parsed = parse_backend_config_file(text.str(), config->text);
+        }
+        if (parsed) request_.backend_config = std::move(*parsed);
+        else add("check.backend-config", Severity::error, parsed.error().describe(),
+                 "seeds/002: --attention-backend-config takes a JSON or YAML file, a JSON object, or key=value pairs", config);
+      }
+      request_.strict = options_.strict;
+      return;
+    }
     if (diffusion) {
       plannable_ = false;
       add("check.not-modelled", Severity::info,
@@ -659,9 +685,16 @@ Result<std::vector<CheckTarget>> resolve_check_targets(const Catalog& catalog, s
   return out;
 }
 
-std::vector<CommandCheck> check_command(const std::shared_ptr<const Matrix>& matrix, const Catalog& catalog,
+bool is_diffusion_command(const LaunchCommand& command, const LaunchFlags& flags) {
+  return command.launcher == "sglang generate" || (flags.model_type && flags.model_type->text == "diffusion");
+}
+
+std::vector<CommandCheck> check_command(const std::shared_ptr<const Matrix>& llm_matrix, const Catalog& catalog,
                                         const LaunchCommand& command, const std::vector<CheckTarget>& targets,
                                         const CheckOptions& options) {
+  // Diffusion commands are judged against the diffusion profile when the caller has one.
+  const bool diffusion = options.diffusion_matrix && is_diffusion_command(command, parse_launch_flags(command));
+  const std::shared_ptr<const Matrix>& matrix = diffusion ? options.diffusion_matrix : llm_matrix;
   const Preparation prep(matrix, catalog, command, options);
   const Locator locator(*matrix, command, prep.flags());
   std::vector<CommandCheck> out;

@@ -97,11 +97,13 @@ std::string plan_text(const Selection& s) {
     if (pre == dec) parts.push_back(fmt::format("{} {}", slot.title, pre));
     else parts.push_back(fmt::format("{} {} (prefill) + {} (decode)", slot.title, pre, dec));
   }
-  std::string page = fmt::format("page size {}", s.page.page_size);
-  if (s.page.origin == PageOrigin::sglang_rewrite) page += " (set by SGLang)";
-  else if (s.page.origin == PageOrigin::planned) page += " (chosen by attnsel)";
-  parts.push_back(page);
-  parts.push_back(fmt::format("KV cache {}", name_of(s.kv_cache_dtype)));
+  if (s.matrix->info().paged_kv_cache) {  // diffusion has no paged KV cache
+    std::string page = fmt::format("page size {}", s.page.page_size);
+    if (s.page.origin == PageOrigin::sglang_rewrite) page += " (set by SGLang)";
+    else if (s.page.origin == PageOrigin::planned) page += " (chosen by attnsel)";
+    parts.push_back(page);
+    parts.push_back(fmt::format("KV cache {}", name_of(s.kv_cache_dtype)));
+  }
   if (s.request.speculative_topk > 0) parts.push_back(fmt::format("EAGLE topk {}", s.request.speculative_topk));
   if (!s.radix_cache) parts.emplace_back("radix cache off");
   std::string out;

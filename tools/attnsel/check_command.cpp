@@ -22,7 +22,7 @@ namespace attnsel::cli {
 namespace {
 
 struct CheckArgs {
-  std::optional<std::string> gpu, cuda, model_kind, matrix;
+  std::optional<std::string> gpu, cuda, model_kind, matrix, installed;
   std::string format = "text";
   bool strict = false;
   std::vector<std::string> inputs;  // files, or the command after --
@@ -67,6 +67,16 @@ int run_check(const CheckArgs& a, bool after_separator) {
   if (!targets) throw Failure{kUsage, targets.error().describe()};
   CheckOptions options;
   options.strict = a.strict;
+  // `sglang generate` and `--model-type diffusion` commands: the diffusion profile (--matrix
+  // replaces only the LLM one).
+  if (auto diffusion = builtin_matrix("sglang-diffusion", std::nullopt)) options.diffusion_matrix = *diffusion;
+  if (a.installed) {
+    options.installed_known = true;
+    for (auto& p : CLI::detail::split(*a.installed, ',')) {
+      p = CLI::detail::trim_copy(p);
+      if (!p.empty()) options.installed.push_back(p);
+    }
+  }
   if (a.model_kind) options.model_kind = parse_kind(*a.model_kind);
 
   std::vector<LaunchCommand> commands;
@@ -138,6 +148,8 @@ Command add_check_command(CLI::App& app) {
                   "target GPUs, comma-separated: sm90,sm100, H100, B200, MI300X; npu (ascend), xpu, cpu, mps, rocm "
                   "(default: ATTNSEL_GPU)");
   cmd->add_option("--cuda", args->cuda, "CUDA version X.Y of the NVIDIA targets (default: the catalog's assumption)");
+  cmd->add_option("--installed", args->installed,
+                  "Python packages the target hosts have, comma-separated (diffusion backends: sageattention, st_attn ...)");
   cmd->add_flag("--strict", args->strict,
                 "warnings fail the check, and documented caveats (FlashMLA with FP8 KV) are errors");
   cmd->add_option("--format", args->format, "text (default), json, or github (workflow-command annotations)")
