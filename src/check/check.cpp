@@ -103,6 +103,17 @@ Value bool_flag(const LaunchCommand& cmd, std::string_view flag) {
   return Value{"", std::string(flag), flag_line(cmd, flag).value_or(cmd.line)};
 }
 
+// A finding sits on its flag's line when it has one, else on the command's.
+void place(CheckDiagnostic& d, const Value* where, int command_line) {
+  if (where) {
+    d.flag = where->flag;
+    d.value = where->text;
+    d.line = where->line;
+  } else {
+    d.line = command_line;
+  }
+}
+
 // Everything about a command that does not depend on the target GPU.
 class Preparation {
  public:
@@ -125,13 +136,7 @@ class Preparation {
     d.diagnostic.severity = severity;
     d.diagnostic.message = std::move(message);
     d.diagnostic.source = std::move(source);
-    if (where) {
-      d.flag = where->flag;
-      d.value = where->text;
-      d.line = where->line;
-    } else {
-      d.line = cmd_.line;
-    }
+    place(d, where, cmd_.line);
     if (severity == Severity::error) plannable_ = false;  // SGLang would exit before selecting
     findings_.push_back(std::move(d));
   }
@@ -481,14 +486,7 @@ class Locator {
   CheckDiagnostic locate(const Selection& s, const Finding& f) const {
     CheckDiagnostic d;
     d.diagnostic = s.describe(f);
-    const Value* where = flag_for(f);
-    if (where) {
-      d.flag = where->flag;
-      d.value = where->text;
-      d.line = where->line;
-    } else {
-      d.line = cmd_.line;
-    }
+    place(d, flag_for(f), cmd_.line);
     return d;
   }
 
