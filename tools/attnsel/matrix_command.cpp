@@ -1,6 +1,8 @@
-// `attnsel matrix`: the capability matrix, readable.
+// `attnsel matrix`: the capability matrix, readable; `attnsel matrix lint`: its whole-space consistency.
+#include <chrono>
 #include <iostream>
 
+#include "attnsel/lint.hpp"
 #include "attnsel/render.hpp"
 #include "cli.hpp"
 
@@ -10,13 +12,43 @@ Command add_matrix_command(CLI::App& app) {
   struct Args {
     std::string format = "table";
     std::optional<std::string> matrix;
+    std::optional<std::string> lint_matrix;
+    bool json = false, full = false, no_probes = false;
+    std::size_t max_examples = 20;
   };
   auto args = std::make_shared<Args>();
-  CLI::App* cmd = app.add_subcommand("matrix", "print the capability matrix");
+  CLI::App* cmd = app.add_subcommand("matrix", "print the capability matrix; `matrix lint` checks it over the whole request space");
+  cmd->require_subcommand(0, 1);
   cmd->add_option("--format", args->format, "table|markdown|json")->check(CLI::IsMember({"table", "markdown", "json"}));
   cmd->add_option("--matrix", args->matrix, "matrix JSON file (default: ATTNSEL_MATRIX, else the built-in one)");
-  return [cmd, args]() -> std::optional<int> {
+
+  CLI::App* lint = cmd->add_subcommand(
+      "lint",
+      "run automatic selection over every catalog GPU x CUDA version x model kind x KV dtype x top-k x page size x "
+      "sliding window, replay each plan explicitly, and report inconsistencies, dead rules and unreachable backends; "
+      "exit 1 when inconsistent");
+  lint->add_option("--matrix", args->lint_matrix, "matrix JSON file (default: ATTNSEL_MATRIX, else the built-in one)");
+  lint->add_flag("--json", args->json, "print one JSON object");
+  lint->add_flag("--full", args->full, "also every model family of the model table and --enable-deterministic-inference");
+  lint->add_flag("--no-probes", args->no_probes, "skip the explicit per-backend probes (faster; fewer rules can fire)");
+  lint->add_option("--max-examples", args->max_examples, "distinct problems to show (default 20)");
+
+  return [cmd, lint, args]() -> std::optional<int> {
     if (!*cmd) return std::nullopt;
+    if (*lint) {
+      auto matrix = load_matrix_or_fail(args->lint_matrix ? args->lint_matrix : args->matrix);
+      auto catalog = catalog_or_fail();
+      LintOptions o;
+      o.model_families = o.deterministic = args->full;
+      o.explicit_probes = !args->no_probes;
+      o.max_examples = args->max_examples;
+      const auto start = std::chrono::steady_clock::now();
+      const LintReport report = lint_matrix(matrix, *catalog, o);
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (args->json) std::cout << render_lint_json(report, seconds) << "\n";
+      else std::cout << render_lint_text(report, seconds);
+      return report.consistent() ? kOk : kInvalidPlan;
+    }
     auto matrix = load_matrix_or_fail(args->matrix);
     const MatrixFormat f = args->format == "json" ? MatrixFormat::json
                            : args->format == "markdown" ? MatrixFormat::markdown : MatrixFormat::table;

@@ -1,0 +1,136 @@
+// What attnsel costs inside a process: one selection on a loaded matrix (representative requests),
+// loading and validating the built-in matrix, rendering a selection, and the whole-space sweep.
+// Targets (issue 6): one selection under 1 microsecond median.
+//   build-bench/bench/attnsel_bench --benchmark_repetitions=10 --benchmark_report_aggregates_only=true
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include <benchmark/benchmark.h>
+
+#include "attnsel/catalog.hpp"
+#include "attnsel/lint.hpp"
+#include "attnsel/matrix.hpp"
+#include "attnsel/render.hpp"
+#include "attnsel/selection.hpp"
+
+namespace attnsel {
+namespace {
+
+const Catalog& catalog() {
+  static const auto c = *builtin_catalog();
+  return *c;
+}
+
+const std::shared_ptr<const Matrix>& matrix() {
+  static const auto m = *builtin_matrix();
+  return m;
+}
+
+Request request(const char* gpu, const char* model) {
+  Request r;
+  r.device = *resolve_device(catalog(), DeviceSpec{std::string(gpu), std::nullopt, std::nullopt, "--gpu"});
+  r.model = *resolve_model(catalog(), model);
+  return r;
+}
+
+// The requests: the README's example, DeepSeek on Blackwell, an explicit backend that cannot run,
+// a hybrid GDN model, DeepSeek sparse attention.
+Request representative(int which) {
+  switch (which) {
+    case 0: return request("sm90", "mla");
+    case 1: return request("B200", "deepseek-ai/DeepSeek-V3");
+    case 2: {
+      Request r = request("sm90", "mla");
+      r.attention.all = "flashmla";
+      r.kv_cache_dtype = KvCacheDtype::fp8_e5m2;
+      r.page_size = 16;
+      return r;
+    }
+    case 3: return request("B200", "Qwen/Qwen3-Next-80B-A3B-Instruct");
+    default: return request("H200", "deepseek-ai/DeepSeek-V3.2-Exp");
+  }
+}
+
+const char* const kNames[] = {"sm90_mla_auto", "b200_deepseek_v3", "sm90_explicit_invalid_flashmla", "b200_gdn_qwen3_next",
+                              "h200_dsa_deepseek_v32"};
+
+void BM_Select(benchmark::State& state) {
+  const Request r = representative(static_cast<int>(state.range(0)));
+  const auto& m = matrix();
+  state.SetLabel(kNames[state.range(0)]);
+  for (auto _ : state) {
+    auto s = select(m, r);
+    benchmark::DoNotOptimize(s);
+  }
+}
+BENCHMARK(BM_Select)->DenseRange(0, 4);
+
+// What the CLI pays before its first selection: parse and validate data/sglang.json (the text the
+// library embeds), and the GPU catalog and model table next to it.
+std::string read_data(const char* name) {
+  std::ifstream in(std::string(ATTNSEL_SOURCE_DIR) + "/data/" + name, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void BM_LoadMatrix(benchmark::State& state) {
+  const std::string text = read_data("sglang.json");
+  for (auto _ : state) {
+    auto m = load_matrix(text, "data/sglang.json");
+    if (!m) state.SkipWithError(m.error().describe().c_str());
+    benchmark::DoNotOptimize(m);
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * text.size()));
+}
+BENCHMARK(BM_LoadMatrix)->Unit(benchmark::kMicrosecond);
+
+void BM_LoadCatalog(benchmark::State& state) {
+  const std::string gpus = read_data("gpus.json"), models = read_data("models.json");
+  for (auto _ : state) {
+    auto c = load_catalog(gpus, "gpus.json", models, "models.json");
+    benchmark::DoNotOptimize(c);
+  }
+}
+BENCHMARK(BM_LoadCatalog)->Unit(benchmark::kMicrosecond);
+
+void BM_DescribeAndRenderJson(benchmark::State& state) {
+  const Selection s = *select(matrix(), representative(0));
+  for (auto _ : state) {
+    std::size_t n = 0;
+    for (const auto* list : {&s.errors, &s.warnings, &s.notes}) n += s.describe(*list).size();
+    std::string j = render_json(s);
+    benchmark::DoNotOptimize(j);
+    benchmark::DoNotOptimize(n);
+  }
+}
+BENCHMARK(BM_DescribeAndRenderJson);
+
+void BM_RenderText(benchmark::State& state) {
+  const Selection s = *select(matrix(), representative(0));
+  for (auto _ : state) {
+    std::string t = render_text(s);
+    benchmark::DoNotOptimize(t);
+  }
+}
+BENCHMARK(BM_RenderText);
+
+// The whole space of `attnsel matrix lint`: configurations per second.
+void BM_WholeSpace(benchmark::State& state) {
+  LintOptions o;
+  o.explicit_probes = state.range(0) != 0;
+  std::size_t configurations = 0, selections = 0;
+  for (auto _ : state) {
+    LintReport r = lint_matrix(matrix(), catalog(), o);
+    configurations += r.configurations;
+    selections += r.selections;
+  }
+  state.counters["configs/s"] = benchmark::Counter(static_cast<double>(configurations), benchmark::Counter::kIsRate);
+  state.counters["selections/s"] = benchmark::Counter(static_cast<double>(selections), benchmark::Counter::kIsRate);
+  state.SetLabel(o.explicit_probes ? "with explicit probes" : "automatic + replay + search only");
+}
+BENCHMARK(BM_WholeSpace)->Arg(0)->Arg(1)->Unit(benchmark::kSecond)->Iterations(1);
+
+}  // namespace
+}  // namespace attnsel
+
+BENCHMARK_MAIN();

@@ -1,0 +1,236 @@
+// The fuzz targets, as plain functions: each fuzz/fuzz_<target>.cpp hands libFuzzer's input to one
+// of them, and tests/fuzz_regression_test.cpp replays the saved crashes through the normal build.
+// A target returns normally for every input; anything else (a crash, a sanitizer report, a broken
+// invariant through fuzz_check) is a bug.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "attnsel/catalog.hpp"
+#include "attnsel/launch.hpp"
+#include "attnsel/matrix.hpp"
+#include "attnsel/render.hpp"
+#include "attnsel/selection.hpp"
+
+namespace attnsel::fuzz {
+
+// An invariant every input must keep; aborts so that libFuzzer saves the input.
+inline void fuzz_check(bool ok, const char* what) {
+  if (ok) return;
+  std::fprintf(stderr, "fuzz invariant broken: %s\n", what);
+  std::abort();
+}
+
+inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
+  return {reinterpret_cast<const char*>(data), size};
+}
+
+inline const Catalog& catalog() {
+  static const std::shared_ptr<const Catalog> c = *builtin_catalog();
+  return *c;
+}
+
+inline const std::shared_ptr<const Matrix>& matrix() {
+  static const std::shared_ptr<const Matrix> m = *builtin_matrix();
+  return m;
+}
+
+// Errors must say something and where (a file:line:col, a JSON pointer or a flag).
+inline void check_error(const Error& e) {
+  fuzz_check(!e.message.empty(), "an Error without a message");
+  fuzz_check(!e.describe().empty(), "Error::describe() is empty");
+}
+
+// ---- the matrix loader ----
+
+inline int matrix_loader(const std::uint8_t* data, std::size_t size) {
+  auto m = load_matrix(as_text(data, size), "fuzz.json");
+  if (!m) {
+    check_error(m.error());
+    return 0;
+  }
+  // A matrix the loader accepts renders and selects without crashing.
+  const Matrix& matrix = **m;
+  (void)render_matrix(matrix, MatrixFormat::table);
+  (void)render_matrix(matrix, MatrixFormat::json);
+  Request r;
+  r.device = *resolve_device(catalog(), DeviceSpec{std::string("sm90"), std::nullopt, std::nullopt, "--gpu"});
+  for (AttentionKind kind : {AttentionKind::mha, AttentionKind::mla, AttentionKind::gdn, AttentionKind::dsa}) {
+    r.model.kind = kind;
+    auto s = select(*m, r);
+    if (!s) continue;
+    for (const auto* list : {&s->errors, &s->warnings, &s->notes}) (void)s->describe(*list);
+    (void)s->flags();
+  }
+  return 0;
+}
+
+// ---- the launch-command parser ----
+
+// The first byte picks the format and the file name; the rest is the file's text.
+inline int launch_commands(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  struct Kind {
+    InputFormat format;
+    const char* name;
+  };
+  static const Kind kinds[] = {
+      {InputFormat::detect, "launch.sh"},       {InputFormat::shell, "run"},
+      {InputFormat::dockerfile, "Dockerfile"},  {InputFormat::compose, "docker-compose.yml"},
+      {InputFormat::kubernetes, "deploy.yaml"}, {InputFormat::markdown, "README.md"},
+      {InputFormat::detect, "Dockerfile"},      {InputFormat::detect, "compose.yaml"},
+      {InputFormat::detect, "k8s.yml"},         {InputFormat::detect, "notes.md"},
+  };
+  const Kind& k = kinds[data[0] % (sizeof kinds / sizeof kinds[0])];
+  const std::string_view text = as_text(data + 1, size - 1);
+  (void)detect_input_format(k.name, text);
+  auto commands = find_launch_commands(text, k.name, k.format);
+  if (!commands) {
+    check_error(commands.error());
+    return 0;
+  }
+  for (const LaunchCommand& c : *commands) {
+    fuzz_check(c.arg_lines.empty() || c.arg_lines.size() == c.args.size(), "arg_lines not parallel to args");
+    LaunchFlags f = parse_launch_flags(c);
+    fuzz_check(f.problems.size() == f.problem_lines.size(), "problem_lines not parallel to problems");
+  }
+  // The same bytes as an argv: words split at NUL or newline.
+  std::vector<std::string> argv(1);
+  for (char ch : text) {
+    if (ch == '\0' || ch == '\n') argv.emplace_back();
+    else argv.back() += ch;
+  }
+  auto cmd = launch_command_from_argv(argv);
+  if (cmd) (void)parse_launch_flags(*cmd);
+  else check_error(cmd.error());
+  return 0;
+}
+
+// ---- the config.json reader ----
+
+inline int model_config(const std::uint8_t* data, std::size_t size) {
+  auto t = traits_from_config(catalog(), as_text(data, size), "config.json");
+  if (!t) check_error(t.error());
+  return 0;
+}
+
+// ---- GPU names and CUDA versions ----
+
+// The first line is a --gpu value, the second a --cuda value.
+inline int gpu_name(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text = as_text(data, size);
+  const std::size_t nl = text.find('\n');
+  const std::string gpu(text.substr(0, nl));
+  auto d = catalog().resolve_gpu(gpu);
+  if (!d) check_error(d.error());
+  (void)parse_version(gpu);
+  DeviceSpec spec{gpu, std::nullopt, std::nullopt, "--gpu"};
+  if (nl != std::string_view::npos) spec.cuda = std::string(text.substr(nl + 1));
+  auto r = resolve_device(catalog(), spec);
+  if (!r) check_error(r.error());
+  else fuzz_check(r->platform != Platform::cuda || r->cuda.has_value(), "a CUDA device without a CUDA version");
+  return 0;
+}
+
+// ---- selection from a fuzzed request ----
+
+// Bytes in, values out; past the end every read is zero.
+class ByteReader {
+ public:
+  ByteReader(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
+  std::uint8_t byte() { return pos_ < size_ ? data_[pos_++] : 0; }
+  std::uint32_t u32() {
+    std::uint32_t v = 0;
+    for (int i = 0; i < 4; ++i) v = v << 8 | byte();
+    return v;
+  }
+  std::string rest_word() {  // up to 24 bytes: an unknown backend name
+    std::string s;
+    while (pos_ < size_ && s.size() < 24) s += static_cast<char>(data_[pos_++]);
+    return s;
+  }
+
+ private:
+  const std::uint8_t* data_;
+  std::size_t size_;
+  std::size_t pos_ = 0;
+};
+
+// Layout (see docs/fuzzing.md): device, CUDA major (10 + b % 8; 0: assumed) and minor, kind, family, KV dtype, page size,
+// top-k, flag bits, preference, then eight backend choices (attention all/prefill/decode, linear
+// all/prefill/decode, sparse prefill/decode): 0 none, 1..N a matrix backend by index, 255 a name
+// made of the remaining bytes.
+inline Request decode_request(const std::uint8_t* data, std::size_t size) {
+  ByteReader in(data, size);
+  const Catalog& cat = catalog();
+  const Matrix& m = *matrix();
+  Request r;
+  const auto& archs = cat.architectures();
+  const std::size_t device = in.byte() % (archs.size() + 4);
+  if (device < archs.size()) {
+    r.device = *resolve_device(cat, DeviceSpec{archs[device].arch, std::nullopt, std::nullopt, "--gpu"});
+  } else {
+    const Platform p[] = {Platform::npu, Platform::xpu, Platform::cpu, Platform::mps};
+    r.device = *resolve_device(cat, DeviceSpec{std::nullopt, p[device - archs.size()], std::nullopt, "--platform"});
+  }
+  const std::uint8_t major = in.byte(), minor = in.byte();
+  if (r.device.platform == Platform::cuda && major) r.device.cuda = CudaVersion{10 + major % 8, minor % 10};
+  r.model.kind = static_cast<AttentionKind>(in.byte() % kKindCount);
+  const std::size_t family = in.byte();
+  if (family < cat.families().size()) r.model.family = cat.families()[family].name;
+  r.kv_cache_dtype = static_cast<KvCacheDtype>(in.byte() % kKvDtypeCount);
+  const std::uint32_t page = in.u32();
+  const std::uint32_t topk = in.u32();
+  const std::uint8_t bits = in.byte();
+  if (bits & 1) r.page_size = static_cast<int>(page % (1u << 20)) + 1;  // the CLI's range: 1 .. 2^20
+  r.speculative_topk = static_cast<int>(topk % ((1u << 16) + 1));      // 0 .. 2^16
+  r.model.sliding_window = bits & 2;
+  r.model.multimodal = bits & 4;
+  r.model.attention_sinks = bits & 8;
+  r.deterministic = bits & 16;
+  r.disable_radix_cache = bits & 32;
+  r.strict = bits & 64;
+  r.speculative_attention_mode = bits & 128 ? Phase::decode : Phase::prefill;
+  r.prefer = static_cast<Preference>(in.byte() % 3);
+  std::optional<std::string>* choices[] = {&r.attention.all, &r.attention.prefill, &r.attention.decode,
+                                           &r.linear.all,    &r.linear.prefill,    &r.linear.decode,
+                                           &r.sparse.prefill, &r.sparse.decode};
+  for (auto* choice : choices) {
+    const std::uint8_t b = in.byte();
+    if (b == 0) continue;
+    if (b == 255) *choice = in.rest_word();
+    else *choice = m.backend(static_cast<BackendId>((b - 1) % m.backends().size())).name;
+  }
+  return r;
+}
+
+inline int selection(const std::uint8_t* data, std::size_t size) {
+  const Request r = decode_request(data, size);
+  auto s = select(matrix(), r);
+  if (!s) {
+    check_error(s.error());
+    fuzz_check(s.error().code == ErrorCode::unknown_name, "select() failed with something else than an unknown name");
+    return 0;
+  }
+  fuzz_check(s->ok() == s->errors.empty(), "ok() disagrees with errors");
+  for (const auto* list : {&s->errors, &s->warnings, &s->notes})
+    for (const Diagnostic& d : s->describe(*list)) fuzz_check(!d.message.empty() && !d.rule.empty(), "an empty diagnostic");
+  if (s->ok()) fuzz_check(s->page.page_size >= 1, "a valid plan with a page size below 1");
+  (void)s->flags();
+  (void)render_text(*s);
+  (void)render_explain(*s);
+  const std::string j = render_json(*s);
+  fuzz_check(nlohmann::json::accept(j), "render_json() is not JSON");
+  return 0;
+}
+
+}  // namespace attnsel::fuzz

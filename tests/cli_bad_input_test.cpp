@@ -1,0 +1,287 @@
+// Malformed and hostile inputs through the attnsel binary: each is refused with exit code 2 and a
+// message that names the input and what is wrong with it, never a crash, a sanitizer report or a
+// hang. Fixtures: tests/fixtures/cli-bad (configs, matrices, a model directory),
+// tests/fixtures/matrices/bad (every bad matrix, with the message its expectations.json row names),
+// and 100 MB files written at run time.
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define ATTNSEL_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define ATTNSEL_TEST_SANITIZED 1
+#endif
+#endif
+#ifndef ATTNSEL_TEST_SANITIZED
+#define ATTNSEL_TEST_SANITIZED 0
+#endif
+
+namespace {
+
+namespace fs = std::filesystem;
+using Env = std::vector<std::pair<std::string, std::string>>;
+
+const std::string kFixtures = std::string(ATTNSEL_TESTS_DIR) + "/fixtures/cli-bad/";
+const std::string kBadMatrices = std::string(ATTNSEL_TESTS_DIR) + "/fixtures/matrices/bad/";
+
+struct CliRun {
+  int exit_code = -1;    // -1: killed by a signal or by the timeout
+  int signal = 0;
+  bool timed_out = false;
+  double seconds = 0;
+  std::string out;       // stdout and stderr together
+};
+
+// Runs the CLI without a shell (argv reaches it byte for byte) with a fixed environment and a
+// timeout; the address space is capped where no sanitizer needs its shadow memory.
+CliRun run_cli(const std::vector<std::string>& args, const Env& env = {}, int timeout_s = 60) {
+  char out_path[] = "/tmp/attnsel-cli-bad-XXXXXX";
+  const int out_fd = mkstemp(out_path);
+  CliRun r;
+  if (out_fd < 0) return r;
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out_fd, STDOUT_FILENO);
+    dup2(out_fd, STDERR_FILENO);
+    const int in = open("/dev/null", O_RDONLY);
+    dup2(in, STDIN_FILENO);
+    unsetenv("ATTNSEL_GPU");
+    unsetenv("ATTNSEL_MATRIX");
+    setenv("NO_COLOR", "1", 1);
+    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+    if (!ATTNSEL_TEST_SANITIZED) {
+      rlimit limit{2ul << 30, 2ul << 30};  // 2 GiB: a runaway read fails instead of taking the machine
+      setrlimit(RLIMIT_AS, &limit);
+    }
+    std::vector<char*> argv{const_cast<char*>(ATTNSEL_CLI)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(ATTNSEL_CLI, argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  while (true) {
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(timeout_s)) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      r.timed_out = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  std::ifstream in(out_path, std::ios::binary);
+  r.out.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  close(out_fd);
+  unlink(out_path);
+  return r;
+}
+
+std::string shown(const CliRun& r) {
+  std::string out = r.out.size() > 2000 ? r.out.substr(0, 2000) + "... (" + std::to_string(r.out.size()) + " bytes)" : r.out;
+  return "exit " + std::to_string(r.exit_code) + (r.signal ? ", signal " + std::to_string(r.signal) : "") +
+         (r.timed_out ? ", TIMED OUT" : "") + ", " + std::to_string(r.seconds) + " s:\n" + out;
+}
+
+// Refused the documented way: exit 2, the message on stderr, nothing a crash or a sanitizer prints.
+void expect_refused(const CliRun& r, const std::vector<std::string>& expected) {
+  EXPECT_FALSE(r.timed_out) << shown(r);
+  EXPECT_EQ(r.signal, 0) << shown(r);
+  EXPECT_EQ(r.exit_code, 2) << shown(r);
+  for (const char* crash : {"terminate called", "Sanitizer", "runtime error:", "Segmentation", "Aborted", "std::bad_alloc"})
+    EXPECT_EQ(r.out.find(crash), std::string::npos) << crash << "\n" << shown(r);
+  for (const auto& text : expected) EXPECT_NE(r.out.find(text), std::string::npos) << "expected '" << text << "' in\n" << shown(r);
+  EXPECT_LT(r.out.size(), 64u * 1024) << "a refusal is a message, not a dump";
+}
+
+struct BadInput {
+  std::string name;
+  std::vector<std::string> args;
+  std::vector<std::string> expected;  // substrings of the message
+  Env env = {};
+};
+
+std::string F(const std::string& file) { return kFixtures + file; }
+
+// The corpus. Every case is a different way to be wrong; the message must say which.
+std::vector<BadInput> corpus() {
+  const std::string invalid_utf8 = "\xff\xfe\xc3\x28";
+  return {
+      // config.json (--model PATH)
+      {"config_truncated", {"--gpu", "sm90", "--model", F("config-truncated.json")}, {"config-truncated.json:1:63", "unexpected end of input"}},
+      {"config_array", {"--gpu", "sm90", "--model", F("config-array.json")}, {"config-array.json", "expected a JSON object, got an array"}},
+      {"config_architectures_number", {"--gpu", "sm90", "--model", F("config-architectures-number.json")}, {"#/architectures", "must be an array of strings"}},
+      {"config_architectures_string", {"--gpu", "sm90", "--model", F("config-architectures-string.json")}, {"#/architectures", "must be an array of strings"}},
+      {"config_invalid_utf8", {"--gpu", "sm90", "--model", F("config-invalid-utf8.json")}, {"config-invalid-utf8.json:1:26", "ill-formed UTF-8"}},
+      {"config_nul_byte", {"--gpu", "sm90", "--model", F("config-nul-byte.json")}, {"config-nul-byte.json:1:48", "U+0000"}},
+      {"config_empty", {"--gpu", "sm90", "--model", F("config-empty.json")}, {"config-empty.json:1:1", "unexpected end of input"}},
+      {"config_huge_number", {"--gpu", "sm90", "--model", F("config-huge-number.json")}, {"config-huge-number.json", "number overflow", "1e999999"}},
+      {"config_duplicate_key", {"--gpu", "sm90", "--model", F("config-duplicate-key.json")}, {"duplicate key \"architectures\""}},
+      {"config_trailing_comma", {"--gpu", "sm90", "--model", F("config-trailing-comma.json")}, {"config-trailing-comma.json:1:40"}},
+      {"config_single_quotes", {"--gpu", "sm90", "--model", F("config-single-quotes.json")}, {"config-single-quotes.json:1:2"}},
+      {"config_double_bom", {"--gpu", "sm90", "--model", F("config-double-bom.json")}, {"config-double-bom.json:1:4"}},
+      {"model_directory_without_config", {"--gpu", "sm90", "--model", F("model-dir-without-config")}, {"unknown model", "model-dir-without-config"}},
+      {"model_missing_file", {"--gpu", "sm90", "--model", "./nope/config.json"}, {"unknown model './nope/config.json'"}},
+      {"model_empty", {"--gpu", "sm90", "--model", ""}, {"--model: unknown model ''"}},
+      {"model_invalid_utf8", {"--gpu", "sm90", "--model", invalid_utf8}, {"--model: unknown model"}},
+      {"model_missing", {"--gpu", "sm90"}, {"--model is required"}},
+      // matrices (--matrix FILE, ATTNSEL_MATRIX)
+      {"matrix_not_json", {"--gpu", "sm90", "--model", "mla", "--matrix", F("matrix-not-json.txt")}, {"invalid matrix:", "matrix-not-json.txt:1:2"}},
+      {"matrix_duplicate_top_level_key", {"--gpu", "sm90", "--model", "mla", "--matrix", F("matrix-duplicate-top-key.json")}, {"duplicate key \"backends\""}},
+      {"matrix_utf16", {"--gpu", "sm90", "--model", "mla", "--matrix", F("matrix-utf16.json")}, {"matrix-utf16.json:1:1"}},
+      {"matrix_missing_file", {"--gpu", "sm90", "--model", "mla", "--matrix", "/nonexistent/sglang.json"}, {"/nonexistent/sglang.json", "cannot open the matrix file"}},
+      {"matrix_from_environment", {"--gpu", "sm90", "--model", "mla"}, {"invalid matrix:", "matrix-not-json.txt"}, {{"ATTNSEL_MATRIX", F("matrix-not-json.txt")}}},
+      {"matrix_command_bad_matrix", {"matrix", "--matrix", F("matrix-not-json.txt")}, {"invalid matrix:"}},
+      {"matrix_lint_bad_matrix", {"matrix", "lint", "--matrix", F("matrix-not-json.txt")}, {"invalid matrix:"}},
+      {"matrix_format_unknown", {"matrix", "--format", "yaml"}, {"--format", "yaml"}},
+      // GPU names (--gpu, ATTNSEL_GPU)
+      {"gpu_sm_9999", {"--gpu", "sm_9999", "--model", "mla"}, {"unknown compute capability 999.9 ('sm_9999')", "sm90"}},
+      {"gpu_compute_9999", {"--gpu", "compute_9999", "--model", "mla"}, {"unknown compute capability 999.9"}},
+      {"gpu_empty", {"--gpu", "", "--model", "mla"}, {"--gpu: expected a GPU name or compute capability"}},
+      {"gpu_typo", {"--gpu", "H1OO", "--model", "mla"}, {"unknown GPU 'H1OO'", "did you mean 'H100'"}},
+      {"gpu_version_x", {"--gpu", "12.x", "--model", "mla"}, {"unknown GPU '12.x'"}},
+      {"gpu_zero", {"--gpu", "0.0", "--model", "mla"}, {"unknown compute capability 0.0"}},
+      {"gpu_huge_number", {"--gpu", "99999999999", "--model", "mla"}, {"unknown GPU '99999999999'"}},
+      {"gpu_300_characters", {"--gpu", std::string(300, 'x'), "--model", "mla"}, {"--gpu: expected a GPU name"}},
+      {"gpu_invalid_utf8", {"--gpu", invalid_utf8, "--model", "mla"}, {"--gpu:"}},
+      {"gpu_shell_injection", {"--gpu", "sm90; rm -rf /", "--model", "mla"}, {"unknown GPU 'sm90; rm -rf /'"}},
+      {"gpu_from_environment", {"--model", "mla"}, {"ATTNSEL_GPU:", "999.9"}, {{"ATTNSEL_GPU", "sm_9999"}}},
+      {"gpu_platform_contradiction", {"--gpu", "sm90", "--platform", "rocm", "--model", "mla"}, {"--platform rocm contradicts --gpu sm90"}},
+      {"explain_bad_gpu", {"explain", "--gpu", "sm_9999", "--model", "mla"}, {"unknown compute capability 999.9"}},
+      {"json_bad_gpu", {"--gpu", "sm_9999", "--model", "mla", "--json"}, {"unknown compute capability 999.9"}},
+      // CUDA versions (--cuda)
+      {"cuda_x", {"--gpu", "sm90", "--cuda", "12.x", "--model", "mla"}, {"--cuda: expected a CUDA version like 12.8, got '12.x'"}},
+      {"cuda_three_parts", {"--gpu", "sm90", "--cuda", "12.8.1", "--model", "mla"}, {"got '12.8.1'"}},
+      {"cuda_huge", {"--gpu", "sm90", "--cuda", "99999999999.0", "--model", "mla"}, {"got '99999999999.0'"}},
+      {"cuda_huge_minor", {"--gpu", "sm90", "--cuda", "13.99999999999999999999", "--model", "mla"}, {"got '13.99999999999999999999'"}},
+      {"cuda_fullwidth_digits", {"--gpu", "sm90", "--cuda", "\xef\xbc\x91\xef\xbc\x92.8", "--model", "mla"}, {"--cuda: expected a CUDA version"}},
+      {"cuda_leading_space", {"--gpu", "sm90", "--cuda", " 12.8", "--model", "mla"}, {"got ' 12.8'"}},
+      {"cuda_on_npu", {"--platform", "npu", "--cuda", "12.8", "--model", "mla"}, {"--cuda applies to NVIDIA GPUs"}},
+      // numbers and names
+      {"page_size_zero", {"--gpu", "sm90", "--model", "mla", "--page-size", "0"}, {"--page-size", "0"}},
+      {"page_size_beyond_int64", {"--gpu", "sm90", "--model", "mla", "--page-size", "99999999999999999999"}, {"--page-size", "99999999999999999999"}},
+      {"page_size_float", {"--gpu", "sm90", "--model", "mla", "--page-size", "1e3"}, {"--page-size", "1e3"}},
+      {"topk_huge", {"--gpu", "sm90", "--model", "mla", "--speculative-eagle-topk", "70000"}, {"--speculative-eagle-topk", "70000"}},
+      {"topk_negative", {"--gpu", "sm90", "--model", "mla", "--speculative-eagle-topk", "-1"}, {"--speculative-eagle-topk", "-1"}},
+      {"kv_dtype_unknown", {"--gpu", "sm90", "--model", "mla", "--kv-cache-dtype", "fp9"}, {"--kv-cache-dtype", "fp9"}},
+      {"backend_typo", {"--gpu", "sm90", "--model", "mla", "--attention-backend", "flashinfr"}, {"unknown attention backend 'flashinfr'", "did you mean 'flashinfer'"}},
+      {"backend_empty", {"--gpu", "sm90", "--model", "mla", "--attention-backend", ""}, {"unknown attention backend ''"}},
+      {"backend_of_another_slot", {"--gpu", "sm90", "--model", "gdn", "--linear-attn-backend", "fa3"}, {"--linear-attn-backend", "'fa3'"}},
+      {"sparse_backend_unknown", {"--gpu", "sm90", "--model", "dsa", "--dsa-prefill-backend", "nonexistent"}, {"unknown DSA sparse backend 'nonexistent'"}},
+      {"platform_unknown", {"--gpu", "sm90", "--model", "mla", "--platform", "tpu"}, {"--platform", "tpu"}},
+      {"option_unknown", {"--gpu", "sm90", "--model", "mla", "--frobnicate"}, {"--frobnicate"}},
+  };
+}
+
+class CliBadInput : public ::testing::TestWithParam<BadInput> {};
+
+bool cli_built() { return std::string_view(ATTNSEL_CLI).size() > 0; }
+#define REQUIRE_CLI() \
+  if (!cli_built()) GTEST_SKIP() << "the attnsel CLI is not built (ATTNSEL_BUILD_TOOLS=OFF)"
+
+TEST_P(CliBadInput, IsRefusedWithExitCode2AndAPreciseMessage) {
+  REQUIRE_CLI();
+  const BadInput& c = GetParam();
+  expect_refused(run_cli(c.args, c.env), c.expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, CliBadInput, ::testing::ValuesIn(corpus()),
+                         [](const ::testing::TestParamInfo<BadInput>& param_info) { return param_info.param.name; });
+
+TEST(CliBadInputCorpus, HasAtLeastThirtyInputs) { EXPECT_GE(corpus().size(), 30u); }
+
+// Every bad matrix of the loader's own corpus, through the CLI: the loader's message and place.
+TEST(CliBadMatrix, EveryBadMatrixFixtureIsRefusedWithItsMessage) {
+  REQUIRE_CLI();
+  std::ifstream in(kBadMatrices + "expectations.json");
+  const nlohmann::json expectations = nlohmann::json::parse(in);
+  std::size_t checked = 0;
+  for (const auto& [file, e] : expectations.items()) {
+    SCOPED_TRACE(file);
+    const CliRun r = run_cli({"--gpu", "sm90", "--model", "mla", "--matrix", kBadMatrices + file});
+    std::vector<std::string> expected{"invalid matrix:", file};
+    if (e.contains("message")) expected.push_back(e["message"].get<std::string>().substr(0, 60));
+    expect_refused(r, expected);
+    ++checked;
+  }
+  EXPECT_GE(checked, 60u);
+}
+
+// Files too large to be what they claim, written at run time.
+class CliHugeFiles : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = fs::temp_directory_path() / ("attnsel-cli-bad-" + std::to_string(getpid()));
+    fs::create_directories(dir_);
+    // 100 MB: a config.json of whitespace around a valid object.
+    {
+      std::ofstream out(dir_ / "config.json", std::ios::binary);
+      out << "{\"architectures\": [\"LlamaForCausalLM\"]}" << std::string(100u << 20, ' ');
+    }
+    // 100 MB: a matrix whose selection names a 100 MB backend.
+    std::ifstream minimal(std::string(ATTNSEL_TESTS_DIR) + "/fixtures/matrices/minimal.json");
+    std::string text((std::istreambuf_iterator<char>(minimal)), std::istreambuf_iterator<char>());
+    const std::string from = "\"backend\": \"triton\",\n      \"message\": \"CUDA";
+    text.replace(text.find(from), from.size(), "\"backend\": \"" + std::string(100u << 20, 't') + "\",\n      \"message\": \"CUDA");
+    std::ofstream(dir_ / "matrix.json", std::ios::binary) << text;
+  }
+  static void TearDownTestSuite() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  static fs::path dir_;
+};
+fs::path CliHugeFiles::dir_;
+
+TEST_F(CliHugeFiles, HundredMegabyteConfigIsRefusedBeforeReading) {
+  REQUIRE_CLI();
+  const CliRun r = run_cli({"--gpu", "sm90", "--model", (dir_ / "config.json").string()});
+  expect_refused(r, {"config.json", "larger than 64 MiB"});
+  EXPECT_LT(r.seconds, 5.0);
+}
+
+TEST_F(CliHugeFiles, HundredMegabyteMatrixIsRefusedInBoundedTime) {
+  REQUIRE_CLI();
+  const CliRun r = run_cli({"--gpu", "sm90", "--model", "mla", "--matrix", (dir_ / "matrix.json").string()});
+  // Matrix files are read up to 64 MiB: a 100 MB one is refused before it is parsed.
+  expect_refused(r, {"invalid matrix:", "matrix.json", "larger than 64 MiB"});
+}
+
+TEST_F(CliHugeFiles, MatrixDirectoryIsRefusedAsADirectory) {
+  REQUIRE_CLI();
+  const CliRun r = run_cli({"--gpu", "sm90", "--model", "mla", "--matrix", dir_.string()});
+  expect_refused(r, {"invalid matrix:", dir_.string(), "directory"});
+}
+
+// An endless file: the read must stop (a size limit or a regular-file check), not run out of memory.
+TEST_F(CliHugeFiles, EndlessMatrixFileIsRefused) {
+  REQUIRE_CLI();
+  if (ATTNSEL_TEST_SANITIZED) GTEST_SKIP() << "needs an address-space limit, which sanitizers cannot run under";
+  const CliRun r = run_cli({"--gpu", "sm90", "--model", "mla", "--matrix", "/dev/zero"}, {}, 30);
+  expect_refused(r, {"invalid matrix:", "/dev/zero"});
+}
+
+}  // namespace
