@@ -116,8 +116,8 @@ TEST_P(SelectCase, MatchesExpectedPlan) {
   if (e.contains("flags")) { EXPECT_EQ(s.flags(), e["flags"].get<std::vector<std::string>>()); }
   if (e.contains("rejected")) {
     for (const auto& [backend, rules] : e["rejected"].items()) {
-      auto it = std::find_if(s.rejected.begin(), s.rejected.end(), [&](const Rejection& r) {
-        return s.name(r.backend) == backend && s.matrix->backend(r.backend).slot == 0;
+      auto it = std::find_if(s.rejected.begin(), s.rejected.end(), [&, &name = backend](const Rejection& r) {
+        return s.name(r.backend) == name && s.matrix->backend(r.backend).slot == 0;
       });
       ASSERT_NE(it, s.rejected.end()) << backend << " not rejected";
       auto ids = rule_ids(it->reasons);
