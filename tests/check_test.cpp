@@ -952,7 +952,7 @@ TEST_F(CheckCli, BadUsageAndUnreadableInputExitTwo) {
   EXPECT_EQ(run("check --gpu sm90 --").code, 2);                              // nothing after --
   CliRun r = run("check --gpu sm90 -- vllm serve meta-llama/Meta-Llama-3.1-8B-Instruct");
   EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(contains(r.err, "does not start an SGLang server"));
+  EXPECT_TRUE(contains(r.err, "does not start a known serving engine"));
   r = run("check --gpu sm90 does-not-exist.sh launch.sh");
   EXPECT_EQ(r.code, 2);  // the other file is still checked and shown
   EXPECT_TRUE(contains(r.err, "does-not-exist.sh: cannot read the file"));

@@ -3,6 +3,7 @@
 // Finding and parsing only; judging the values is the engine's work.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,22 +11,35 @@
 
 #include "attnsel/error.hpp"
 #include "attnsel/export.hpp"
+#include "attnsel/profile.hpp"
 
 namespace attnsel {
 
-// One SGLang launch command, as the launched program would receive it.
+// How a word of a command becomes arguments when the shell runs it.
+enum class WordShape : std::uint8_t {
+  literal,  // exactly as written
+  value,    // one argument whose text the shell fills in: "$X", "${X:-8}", "$(cmd)"
+  words,    // zero or more arguments: "$@", "${A[@]}", an unquoted $EXTRA_ARGS
+};
+
+// One engine launch command, as the launched program would receive it.
 struct LaunchCommand {
   // The arguments after the launcher ("--model-path", "X", ...), shell quoting removed.
   // Env prefixes (FOO=1), wrappers (nohup, env, exec, uv run, docker run IMAGE ...) and the
   // launcher words themselves are not in it; $VAR and $(cmd) are kept literally.
   std::vector<std::string> args;
   std::vector<int> arg_lines;  // 1-based source line of each arg; 0 for the command-line form
+  std::vector<WordShape> arg_shapes;  // parallel to args; empty when every arg is literal
   std::string file;            // "" for the command-line form
   int line = 0;                // line of the command's first word (env prefix included); 0 for argv
   // "python3 -m sglang.launch_server" (the interpreter's basename as written: python, python3.11,
   // $PYTHON), "python3 -m sglang_router.launch_server", "sglang serve", "sglang generate", or
   // "flags" for bare flags on the command line.
   std::string launcher;
+  std::string engine;   // the profile whose launcher matched ("" for bare flags)
+  std::string grammar;  // the launcher's grammar in that profile
+
+  WordShape shape(std::size_t k) const { return k < arg_shapes.size() ? arg_shapes[k] : WordShape::literal; }
 };
 
 // The attention-relevant flags of one command, as written; validating them is the engine's work.
@@ -61,7 +75,8 @@ ATTNSEL_API LaunchFlags parse_launch_flags(const LaunchCommand& cmd);
 // One command given as argv (`attnsel check -- python3 -m sglang.launch_server ...`): a launcher
 // with its arguments, bare flags (`-- --attention-backend fa3 ...`), or the whole command as one
 // quoted string. An argv that is neither an SGLang launcher nor flags is an Error.
-ATTNSEL_API Result<LaunchCommand> launch_command_from_argv(const std::vector<std::string>& argv);
+ATTNSEL_API Result<LaunchCommand> launch_command_from_argv(const std::vector<std::string>& argv,
+                                                          const std::vector<Launcher>& launchers = builtin_launchers());
 
 enum class InputFormat { detect, shell, dockerfile, compose, kubernetes, markdown };
 
@@ -79,6 +94,7 @@ ATTNSEL_API bool yaml_input_supported();
 // block that mentions sglang and does not tokenise; invalid_argument for YAML in a build
 // without yaml-cpp.
 ATTNSEL_API Result<std::vector<LaunchCommand>> find_launch_commands(
-    std::string_view text, std::string_view file_name, InputFormat format = InputFormat::detect);
+    std::string_view text, std::string_view file_name, InputFormat format = InputFormat::detect,
+    const std::vector<Launcher>& launchers = builtin_launchers());
 
 }  // namespace attnsel

@@ -541,6 +541,7 @@ struct ArgWord {
 };
 
 struct Sink {
+  const std::vector<Launcher>* launchers = nullptr;
   std::string file;
   std::vector<LaunchCommand> found;
   std::optional<Error> error;
@@ -615,21 +616,27 @@ bool never_launches(std::string_view base) {
 }
 
 struct LauncherMatch {
-  std::string name;
+  const Launcher* launcher = nullptr;
+  std::string name;  // as written: "python3 -m <module>", "<program> <subcommand>"
   std::size_t args_begin = 0;
 };
 
-std::optional<LauncherMatch> match_launcher(const std::vector<ArgWord>& argv, std::size_t k) {
+// The launcher of an engine profile that argv[k] starts, if any.
+std::optional<LauncherMatch> match_launcher(const std::vector<ArgWord>& argv, std::size_t k,
+                                            const std::vector<Launcher>& launchers) {
   const std::string_view word = argv[k].text;
   const std::string_view base = basename(word);
   const std::size_t n = argv.size();
-  if (base == "sglang") {
-    if (k + 1 < n && (argv[k + 1].text == "serve" || argv[k + 1].text == "generate")) {
-      return LauncherMatch{"sglang " + argv[k + 1].text, k + 2};
-    }
-    return std::nullopt;
+  for (const Launcher& l : launchers) {
+    if (l.program.empty() || base != l.program || k + l.subcommand.size() >= n) continue;
+    bool same = true;
+    for (std::size_t s = 0; same && s < l.subcommand.size(); ++s) same = argv[k + 1 + s].text == l.subcommand[s];
+    if (!same) continue;
+    std::string name(base);
+    for (const std::string& s : l.subcommand) name += " " + s;
+    return LauncherMatch{&l, std::move(name), k + 1 + l.subcommand.size()};
   }
-  // An interpreter named by a variable ($PYTHON -m sglang.launch_server) counts too.
+  // An interpreter named by a variable ($PYTHON -m module) counts too.
   if (!is_python(base) && !starts_with(word, "$")) return std::nullopt;
   std::size_t j = k + 1;
   while (j < n && starts_with(argv[j].text, "-") && !starts_with(argv[j].text, "-m")) {
@@ -650,8 +657,9 @@ std::optional<LauncherMatch> match_launcher(const std::vector<ArgWord>& argv, st
   } else {
     return std::nullopt;
   }
-  if (module != "sglang.launch_server" && module != "sglang_router.launch_server") return std::nullopt;
-  return LauncherMatch{std::string(base) + " -m " + module, next};
+  for (const Launcher& l : launchers)
+    if (!l.module.empty() && l.module == module) return LauncherMatch{&l, std::string(base) + " -m " + module, next};
+  return std::nullopt;
 }
 
 // `bash -c SCRIPT`, `sh -lc SCRIPT`, `bash -o pipefail -c SCRIPT`: the index of SCRIPT.
@@ -681,11 +689,13 @@ void extract(const std::vector<ArgWord>& argv, const Context& ctx, int depth, Si
   while (first < argv.size() && is_assignment(argv[first].text)) ++first;
   if (first == argv.size() || never_launches(basename(argv[first].text))) return;
   for (std::size_t k = first; k < argv.size(); ++k) {
-    if (auto launcher = match_launcher(argv, k)) {
+    if (auto launcher = match_launcher(argv, k, *sink.launchers)) {
       LaunchCommand cmd;
       cmd.file = sink.file;
       cmd.line = argv.front().line;
       cmd.launcher = std::move(launcher->name);
+      cmd.engine = launcher->launcher->engine;
+      cmd.grammar = launcher->launcher->grammar;
       for (std::size_t j = launcher->args_begin; j < argv.size(); ++j) {
         cmd.args.push_back(argv[j].text);
         cmd.arg_lines.push_back(argv[j].line);
@@ -1213,9 +1223,10 @@ InputFormat detect_input_format(std::string_view file_name, std::string_view tex
 }
 
 Result<std::vector<LaunchCommand>> find_launch_commands(std::string_view text, std::string_view file_name,
-                                                        InputFormat format) {
+                                                        InputFormat format, const std::vector<Launcher>& launchers) {
   if (format == InputFormat::detect) format = detect_input_format(file_name, text);
   Sink sink;
+  sink.launchers = &launchers;
   sink.file = std::string(file_name);
   switch (format) {
     case InputFormat::detect:
@@ -1231,7 +1242,8 @@ Result<std::vector<LaunchCommand>> find_launch_commands(std::string_view text, s
   return std::move(sink.found);
 }
 
-Result<LaunchCommand> launch_command_from_argv(const std::vector<std::string>& argv) {
+Result<LaunchCommand> launch_command_from_argv(const std::vector<std::string>& argv,
+                                               const std::vector<Launcher>& launchers) {
   if (argv.empty()) {
     return Error{ErrorCode::invalid_argument,
                  "no command to check: give an SGLang launch command or its flags after --", "", {}, {}};
@@ -1264,6 +1276,7 @@ Result<LaunchCommand> launch_command_from_argv(const std::vector<std::string>& a
       return cmd;
     }
     Sink sink;
+    sink.launchers = &launchers;
     extract(words, Context{}, 0, sink);
     if (sink.error) return *std::move(sink.error);
     if (!sink.found.empty()) {
@@ -1274,10 +1287,20 @@ Result<LaunchCommand> launch_command_from_argv(const std::vector<std::string>& a
     }
   }
   const std::string shown = argv[0].size() > 80 ? argv[0].substr(0, 77) + "..." : argv[0];
+  std::string expected;
+  for (const Launcher& l : launchers) {
+    if (!expected.empty()) expected += ", ";
+    if (l.module.empty()) {
+      expected += "`" + l.program;
+      for (const std::string& s : l.subcommand) expected += " " + s;
+      expected += " ...`";
+    } else {
+      expected += "`python3 -m " + l.module + " ...`";
+    }
+  }
   return Error{ErrorCode::invalid_argument,
-               "'" + shown +
-                   "' does not start an SGLang server: expected `python3 -m sglang.launch_server ...`, "
-                   "`sglang serve ...`, `sglang generate ...`, or only its --flags",
+               "'" + shown + "' does not start a known serving engine: expected " + expected +
+                   ", or only its --flags",
                shown, {}, {}};
 }
 
