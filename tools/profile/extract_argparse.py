@@ -49,10 +49,23 @@ def collect_constants(trees, consts):
                     consts[node.targets[0].id] = val
 
 
+FSTRING_VARS = {}  # --fstring NAME=VALUE: values for f-string option names (f"--{prefix}policy")
+
+
 def const_value(node, consts):
     """Evaluate a literal, a known constant name, or + / * of those; UNRESOLVED otherwise."""
     if node is None:
         return UNRESOLVED
+    if isinstance(node, ast.JoinedStr):
+        parts = []
+        for v in node.values:
+            if isinstance(v, ast.Constant):
+                parts.append(str(v.value))
+            elif isinstance(v, ast.FormattedValue) and dotted(v.value) in FSTRING_VARS:
+                parts.append(FSTRING_VARS[dotted(v.value)])
+            else:
+                return UNRESOLVED
+        return "".join(parts)
     try:
         return ast.literal_eval(node)
     except (ValueError, SyntaxError, TypeError):
@@ -61,12 +74,12 @@ def const_value(node, consts):
         return consts.get(node.id, UNRESOLVED)
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr in ("value",):
         return UNRESOLVED
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult)):
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult, ast.Pow)):
         a, b = const_value(node.left, consts), const_value(node.right, consts)
         if a is UNRESOLVED or b is UNRESOLVED:
             return UNRESOLVED
         try:
-            return a + b if isinstance(node.op, ast.Add) else a * b
+            return a + b if isinstance(node.op, ast.Add) else a * b if isinstance(node.op, ast.Mult) else a ** b
         except TypeError:
             return UNRESOLVED
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
@@ -226,6 +239,9 @@ def field_flag(stmt, field_default, consts, file_label):
     tp = meta.get("type_parser")
     nargs = const_value(meta.get("nargs"), consts) if "nargs" in meta else None
     extra = {"file": file_label} if file_label else {}
+    if "const" in meta:
+        cv = const_value(meta["const"], consts)
+        extra["const"] = jsonable(cv) if cv is not UNRESOLVED else ast.unparse(meta["const"])
     line = stmt.lineno
     if "action" in meta:
         act = action_name(meta["action"])
@@ -319,7 +335,7 @@ def add_argument_calls(tree, consts, defaults, file_label=None, no_lines=False):
         default = UNRESOLVED
         if "default" in kw:
             d = kw["default"]
-            if isinstance(d, ast.Attribute) and dotted(d.value) == "ServerArgs":
+            if isinstance(d, ast.Attribute) and isinstance(d.value, ast.Name) and d.attr in defaults:
                 default = defaults.get(d.attr, UNRESOLVED)
                 default = UNRESOLVED if default is MISSING else default
             else:
@@ -375,6 +391,9 @@ def main():
     ap.add_argument("--manual-label", help="how --manual's flags name their file")
     ap.add_argument("--manual-no-lines", action="store_true",
                     help="--manual is an excerpt: its flags get line null (line in the real file unknown)")
+    ap.add_argument("--fstring", action="append", default=[], metavar="NAME=VALUE",
+                    help="value of a variable used in f-string option names")
+    ap.add_argument("--drop", action="append", default=[], help="option string registered only conditionally: leave out")
     ap.add_argument("--extra-consts", action="append", default=[],
                     help="another file whose module constants may resolve --manual's choices (root's files win)")
     ap.add_argument("--source-note", default="")
@@ -385,6 +404,7 @@ def main():
     args = ap.parse_args()
 
     root = args.root
+    FSTRING_VARS.update(kv.split("=", 1) for kv in args.fstring)
     sa_path = os.path.join(root, SA)
     fields_dir = os.path.join(root, FIELDS)
     field_files = sorted(os.path.join(fields_dir, f) for f in os.listdir(fields_dir)
@@ -413,8 +433,13 @@ def main():
     positionals = []
     if manual:
         label = args.manual_label or (SA if field_files or args.manual else None)
+        if args.manual and not os.path.exists(sa_path) and not field_files:  # a standalone parser module
+            _, d = dataclass_fields(trees[manual], consts)
+            defaults.update(d)
+            read.append(os.path.relpath(manual, root))
+            label = None
         mfl, positionals = add_argument_calls(trees[manual], consts, defaults, label, args.manual_no_lines)
-        flags += mfl
+        flags += [f for f in mfl if f["names"][0] not in args.drop]
     # Order = argparse registration order: dataclass fields first (add_cli_args_from_dataclass is
     # called at the top of add_cli_args), then the explicit add_argument calls in source order.
 
@@ -431,7 +456,7 @@ def main():
         allow_abbrev = allow_abbrev_of(trees.values())
     out = {
         "source": f"sgl-project/sglang {' + '.join(read)}@{args.commit}"
-                  + (f" (ServerArgs.add_cli_args)" if manual and not field_files else "")
+                  + (" (ServerArgs.add_cli_args)" if SA in read else "")
                   + (f" {args.source_note}" if args.source_note else ""),
         "engine_version": args.engine_version,
         "extracted_by": "tools/profile/extract_argparse.py",
