@@ -72,8 +72,6 @@ def const_value(node, consts):
         pass
     if isinstance(node, ast.Name):
         return consts.get(node.id, UNRESOLVED)
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr in ("value",):
-        return UNRESOLVED
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult, ast.Pow)):
         a, b = const_value(node.left, consts), const_value(node.right, consts)
         if a is UNRESOLVED or b is UNRESOLVED:
@@ -98,9 +96,9 @@ def const_value(node, consts):
 
 
 def jsonable(v):
-    if isinstance(v, (set, frozenset, tuple)):
-        return [jsonable(x) for x in v]
-    if isinstance(v, list):
+    if isinstance(v, (set, frozenset)):  # sorted: a set's order changes from run to run
+        return sorted(jsonable(x) for x in v)
+    if isinstance(v, (list, tuple)):
         return [jsonable(x) for x in v]
     if isinstance(v, dict):
         return {str(k): jsonable(x) for k, x in v.items()}
