@@ -26,6 +26,7 @@ import argparse
 import ast
 import json
 import os
+import re
 import sys
 
 SA = "python/sglang/srt/server_args.py"
@@ -154,8 +155,13 @@ def action_name(node):
     return name.split(".")[-1]
 
 
+DEPRECATED_HELP = re.compile(r"^\W*deprecated|[(\[]deprecated|\bis deprecated\b|\bdeprecated alias\b", re.I)
+
+
 def is_deprecated(action, help_text):
-    return "deprecated" in action.lower() or "deprecated" in help_text.lower()
+    """A Deprecated* action, or help that calls this flag deprecated ("[Deprecated] ...", "... is
+    deprecated", "Deprecated alias ..."; not "replaces the deprecated --x")."""
+    return "deprecated" in action.lower() or bool(DEPRECATED_HELP.search(help_text))
 
 
 def make_flag(names, dest, action, typ, nargs, choices, default, required, help_text, line, consts, choices_node, extra=None):
