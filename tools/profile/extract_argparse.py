@@ -26,6 +26,7 @@ import argparse
 import ast
 import json
 import os
+import re
 import sys
 
 SA = "python/sglang/srt/server_args.py"
@@ -72,8 +73,6 @@ def const_value(node, consts):
         pass
     if isinstance(node, ast.Name):
         return consts.get(node.id, UNRESOLVED)
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr in ("value",):
-        return UNRESOLVED
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult, ast.Pow)):
         a, b = const_value(node.left, consts), const_value(node.right, consts)
         if a is UNRESOLVED or b is UNRESOLVED:
@@ -98,9 +97,9 @@ def const_value(node, consts):
 
 
 def jsonable(v):
-    if isinstance(v, (set, frozenset, tuple)):
-        return [jsonable(x) for x in v]
-    if isinstance(v, list):
+    if isinstance(v, (set, frozenset)):  # sorted: a set's order changes from run to run
+        return sorted(jsonable(x) for x in v)
+    if isinstance(v, (list, tuple)):
         return [jsonable(x) for x in v]
     if isinstance(v, dict):
         return {str(k): jsonable(x) for k, x in v.items()}
@@ -156,8 +155,13 @@ def action_name(node):
     return name.split(".")[-1]
 
 
+DEPRECATED_HELP = re.compile(r"^\W*deprecated|[(\[]deprecated|\bis deprecated\b|\bdeprecated alias\b", re.I)
+
+
 def is_deprecated(action, help_text):
-    return "deprecated" in action.lower() or "deprecated" in help_text.lower()
+    """A Deprecated* action, or help that calls this flag deprecated ("[Deprecated] ...", "... is
+    deprecated", "Deprecated alias ..."; not "replaces the deprecated --x")."""
+    return "deprecated" in action.lower() or bool(DEPRECATED_HELP.search(help_text))
 
 
 def make_flag(names, dest, action, typ, nargs, choices, default, required, help_text, line, consts, choices_node, extra=None):

@@ -33,3 +33,11 @@ $X --root "$R" --commit e46dcd87adca58ec70831ad7cb01a3892b2c9e50 --engine-versio
   --out data/engines/sglang/grammar-router-main.json
 
 for f in data/engines/sglang/grammar-*.json; do python3 -m json.tool "$f" >/dev/null; done
+
+D=$SRC/diffusion-d772b176
+$X --root "$D" --commit d772b176f7755baf0ada8016c557def16f7e1533 --engine-version "main@d772b17 (multimodal_gen)" \
+  --manual "$D/python/sglang/multimodal_gen/runtime/server_args.py" --allow-abbrev true \
+  --source-note "(ServerArgs.add_cli_args of the diffusion runtime)" \
+  --note "Diffusion runtime (sglang generate; sglang serve with a diffusers model). Only this version of multimodal_gen/runtime/server_args.py is stored (an early sgl-diffusion one). INCOMPLETE: add_cli_args also calls PipelineConfig.add_cli_args(parser) and PreprocessConfig.add_cli_args(parser) (configs/pipelines/base.py, configs/configs.py: not read), whose flags are missing here; the entry points add their own (add_multimodal_gen_serve_args / add_multimodal_gen_generate_args in multimodal_gen/runtime/entrypoints/cli/: not read). StoreBoolean is the project's own Action (multimodal_gen/utils.py, not read). prepare_server_args uses FlexibleArgumentParser (allow_abbrev not checked); sglang serve/generate build a plain argparse.ArgumentParser, so allow_abbrev is True there. --attention-backend choices are [e.name.lower() for e in AttentionBackendEnum] (runtime/platforms, not read). A config file is read in from_cli_args from the 'config' value (JSON or YAML; values given on the command line override it), but no --config flag is registered in this file. Defaults given as Enum members (.value) are null." \
+  --out data/engines/sglang/grammar-diffusion-main.json
+for f in data/engines/sglang/grammar-*.json; do python3 -m json.tool "$f" >/dev/null; done
