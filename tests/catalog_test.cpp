@@ -425,5 +425,41 @@ TEST(ConfigErrorTest, TraitsFromTextUseTheOriginGiven) {
   EXPECT_EQ(t->origin.rfind("inline: ", 0), 0u) << t->origin;
 }
 
+// The shape rules may condition on: head counts and sizes, MLA dimensions, the sparse top-k.
+TEST(ConfigShapeTest, ReadsHeadsDimsAndDtype) {
+  auto t = traits_from_config(catalog(),
+                              R"({"architectures": ["DeepseekV32ForCausalLM"], "num_attention_heads": 128,
+                                  "num_key_value_heads": 128, "hidden_size": 7168, "kv_lora_rank": 512,
+                                  "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+                                  "index_topk": 2048, "torch_dtype": "bfloat16"})",
+                              "v32.json");
+  ASSERT_TRUE(t.ok()) << t.error().describe();
+  EXPECT_EQ(t->num_attention_heads, 128);
+  EXPECT_EQ(t->num_key_value_heads, 128);
+  EXPECT_EQ(t->head_dim, 56);  // hidden_size / heads when head_dim is absent
+  EXPECT_EQ(t->kv_lora_rank, 512);
+  EXPECT_EQ(t->qk_nope_head_dim, 128);
+  EXPECT_EQ(t->qk_rope_head_dim, 64);
+  EXPECT_EQ(t->v_head_dim, 128);
+  EXPECT_EQ(t->index_topk, 2048);
+  EXPECT_EQ(t->torch_dtype, "bfloat16");
+
+  // Multimodal configs keep them in text_config; a missing KV head count means one per head;
+  // values of the wrong type are not guessed.
+  auto vlm = traits_from_config(catalog(),
+                                R"({"text_config": {"num_attention_heads": 32, "head_dim": 128}, "torch_dtype": "float16",
+                                    "vision_config": {}})",
+                                "vlm.json");
+  ASSERT_TRUE(vlm.ok());
+  EXPECT_EQ(vlm->num_key_value_heads, 32);
+  EXPECT_EQ(vlm->head_dim, 128);
+  EXPECT_EQ(vlm->torch_dtype, "float16");
+  auto odd = traits_from_config(catalog(), R"({"num_attention_heads": "32", "num_key_value_heads": -1})", "odd.json");
+  ASSERT_TRUE(odd.ok());
+  EXPECT_FALSE(odd->num_attention_heads.has_value());
+  EXPECT_FALSE(odd->num_key_value_heads.has_value());
+  EXPECT_FALSE(odd->kv_lora_rank.has_value());
+}
+
 }  // namespace
 }  // namespace attnsel

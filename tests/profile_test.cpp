@@ -1,6 +1,7 @@
 // Engine profiles: the built-in ones load, bad ones are refused with the place, launchers come from data.
 #include <gtest/gtest.h>
 
+#include "attnsel/check.hpp"
 #include "attnsel/launch.hpp"
 #include "attnsel/profile.hpp"
 #include "matrix/embedded.hpp"
@@ -8,18 +9,38 @@
 namespace attnsel {
 namespace {
 
-TEST(Profile, EveryBuiltinProfileLoads) {
-  int files = 0;
+TEST(Profile, EveryBuiltinProfileLoadsWithAGrammarForEachLauncher) {
+  std::size_t files = 0;
   for (const auto& file : embedded::files()) {
     const std::string name(file.name);
-    if (name.rfind("engines/", 0) != 0 || name.find("/profile.json") == std::string::npos) continue;
-    ++files;
-    auto p = load_profile(file.text, name);
-    ASSERT_TRUE(p.ok()) << p.error().describe();
-    EXPECT_FALSE((*p)->launchers.empty()) << name;
+    if (name.rfind("engines/", 0) == 0 && name.find("/profile.json") != std::string::npos) ++files;
   }
-  EXPECT_GE(files, 2);
-  EXPECT_EQ(builtin_profiles().size(), static_cast<std::size_t>(files));
+  EXPECT_GE(files, 2u);
+  EXPECT_EQ(builtin_profiles().size(), files);  // a profile that does not load is missing here
+  for (const auto& p : builtin_profiles()) {
+    EXPECT_FALSE(p->launchers.empty()) << p->engine;
+    for (const Launcher& l : p->launchers) {
+      const Grammar* g = p->grammar(l.grammar);
+      ASSERT_NE(g, nullptr) << p->engine << " " << l.label;
+      EXPECT_FALSE(g->flags.empty());
+      EXPECT_NE(g->for_field("model"), nullptr) << p->engine << " " << l.grammar << ": no flag is bound to the model";
+    }
+  }
+}
+
+TEST(Profile, SglangGrammarsBindTheAttentionFlags) {
+  auto p = builtin_profile("sglang");
+  ASSERT_TRUE(p.ok());
+  for (const Grammar& g : (*p)->grammars) {
+    for (const char* field : {"attention.all", "attention.prefill", "attention.decode", "page_size", "kv_cache_dtype",
+                              "speculative.topk", "sparse.prefill", "linear.all", "deterministic"})
+      EXPECT_NE(g.for_field(field), nullptr) << g.name << " " << g.engine_version << ": " << field;
+    // Deprecated aliases declared as flags of their own bind to the same field.
+    const GrammarFlag* nsa = g.exact("--nsa-prefill-backend");
+    ASSERT_NE(nsa, nullptr);
+    EXPECT_EQ(nsa->field, "sparse.prefill");
+    EXPECT_TRUE(nsa->deprecated);
+  }
 }
 
 TEST(Profile, UnknownEngineListsTheKnownOnes) {
@@ -72,6 +93,93 @@ TEST(Profile, LaunchersComeFromTheProfile) {
   EXPECT_EQ((*found)[0].engine, "e");
   EXPECT_EQ((*found)[1].launcher, "toyctl up");
   EXPECT_EQ((*found)[1].args, std::vector<std::string>{"--y"});
+}
+
+// A made-up engine (tests/fixtures/engines/toy: its own launchers, flags, backends, vocabulary and
+// speculative defaults) is selected and checked by the same code as the built-in engines.
+class SyntheticEngine : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string dir = std::string(ATTNSEL_TESTS_DIR) + "/fixtures/engines/toy/";
+    auto p = load_profile_file(dir + "profile.json");
+    ASSERT_TRUE(p.ok()) << p.error().describe();
+    profile = *p;
+    auto m = load_matrix_file(dir + "matrix.json");
+    ASSERT_TRUE(m.ok()) << m.error().describe();
+    matrix = *m;
+    auto c = builtin_catalog();
+    ASSERT_TRUE(c.ok());
+    catalog = *c;
+  }
+
+  // "rule@line" of every finding of the first target's check, in order.
+  std::vector<std::string> check(const LaunchCommand& cmd, const std::string& gpu = "sm90") {
+    auto targets = resolve_check_targets(*catalog, gpu, std::nullopt);
+    EXPECT_TRUE(targets.ok());
+    CheckOptions o;
+    o.profile = profile;
+    last = check_command(matrix, *catalog, cmd, *targets, o).at(0);
+    std::vector<std::string> out;
+    for (const CheckDiagnostic* d : last.all()) out.push_back(d->diagnostic.rule + "@" + std::to_string(d->line));
+    return out;
+  }
+
+  std::shared_ptr<const EngineProfile> profile;
+  std::shared_ptr<const Matrix> matrix;
+  std::shared_ptr<const Catalog> catalog;
+  CommandCheck last;
+};
+
+using Findings = std::vector<std::string>;
+
+TEST_F(SyntheticEngine, ChecksCommandsFoundWithItsLaunchers) {
+  const std::string script =
+      "#!/bin/sh\n"
+      "python3 -m toyserve.api --weights org/m \\\n"
+      "    --kern turbo\n"
+      "toyctl run org/m --kernel fast --block 32 --cache-type e4m3\n"
+      "toyctl run org/m --cache-type nf4\n"
+      "toyctl run org/m --kernel fast --draft lookahead\n"
+      "toyctl run org/m --kernel fats\n";
+  auto found = find_launch_commands(script, "run.sh", InputFormat::shell, profile->launchers);
+  ASSERT_TRUE(found.ok()) << found.error().describe();
+  ASSERT_EQ(found->size(), 5u);
+
+  // A unique prefix resolves (a note); turbo needs compute capability 10.
+  EXPECT_EQ(check((*found)[0]), (Findings{"args.prefix@3", "check.model-assumed@2", "cell.compute-capability@3"}));
+  EXPECT_TRUE(last.fails(false));
+  EXPECT_TRUE(check((*found)[0], "sm100").empty() || !last.fails(false));
+
+  // The engine's spelling e4m3 is attnsel's fp8_e4m3; the fast kernel's page size is rewritten.
+  EXPECT_EQ(check((*found)[1]), (Findings{"check.model-assumed@4", "fast-page-64@4"}));
+  ASSERT_TRUE(last.selection.has_value());
+  EXPECT_EQ(last.selection->request.kv_cache_dtype, KvCacheDtype::fp8_e4m3);
+  EXPECT_EQ(last.selection->page.page_size, 64);
+
+  // Accepted by the engine, unknown to the matrix: a note, never an error.
+  EXPECT_EQ(check((*found)[2]), (Findings{"check.not-modelled@5", "check.model-assumed@5"}));
+  EXPECT_FALSE(last.fails(true));
+
+  // The alias names the engine's algorithm; the width comes from its automatic choice (2), which
+  // the fast kernel cannot verify.
+  EXPECT_EQ(check((*found)[3]), (Findings{"check.speculative-topk@6", "check.model-assumed@6", "cell.speculative@6"}));
+
+  // A choice the grammar does not have: the engine would exit; the closest name is suggested.
+  EXPECT_EQ(check((*found)[4]), (Findings{"args.choice@7", "check.model-assumed@7"}));
+  EXPECT_NE(last.findings[0].diagnostic.message.find("did you mean fast?"), std::string::npos);
+}
+
+TEST_F(SyntheticEngine, PreparesARequestFromItsFlags) {
+  LaunchCommand flags;
+  flags.launcher = "flags";
+  flags.args = {"--weights", "m", "--kernel", "slow", "--block", "16", "--draft-width", "3"};
+  CheckOptions o;
+  o.topk_implies_speculative = true;
+  PreparedRequest p = prepare_request(matrix, *profile, *profile->grammar("server"), *catalog, flags, o);
+  EXPECT_TRUE(p.plannable);
+  EXPECT_EQ(p.request.attention.all, std::optional<std::string>("slow"));
+  EXPECT_EQ(p.request.page_size, std::optional<int>(16));
+  EXPECT_EQ(p.request.speculative_topk, 3);
 }
 
 }  // namespace

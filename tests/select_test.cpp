@@ -34,6 +34,10 @@ Result<Request> request_for(const Catalog& catalog, const json& c) {
   if (!model) return model.error();
   r.model = *model;
   r.model.sliding_window |= c.value("sliding_window", false);
+  // The shape a config.json would give, for rules that read it.
+  if (c.contains("architecture")) r.model.architecture = c["architecture"].get<std::string>();
+  if (c.contains("kv_heads")) r.model.num_key_value_heads = c["kv_heads"].get<int>();
+  if (c.contains("head_dim")) r.model.head_dim = c["head_dim"].get<int>();
   r.kv_cache_dtype = *parse_kv_dtype(c.value("kv", std::string("auto")));
   if (c.contains("page_size")) r.page_size = c["page_size"].get<int>();
   r.speculative_topk = c.value("topk", 0);
@@ -170,6 +174,47 @@ TEST(Select, IsDeterministicAndRepeatable) {
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(a->flags(), b->flags());
   EXPECT_EQ(a->rejected.size(), b->rejected.size());
+}
+
+// Conditions on the model's architecture and shape: an unknown value never matches.
+TEST(SelectShape, ArchitectureAndKvHeadConditions) {
+  auto m = load_matrix(R"({
+    "schema_version": 1,
+    "matrix": {"engine": "e", "version": "1", "engine_version": "t", "source": "test"},
+    "slots": [{"name": "attention", "kinds": ["mha", "mla"], "phased": false, "flag": "--b", "source": "s"}],
+    "backends": [
+      {"name": "a", "slot": "attention", "source": "s", "cells": [{"kinds": ["mha", "mla"], "platforms": ["cuda"], "page_size": "any", "kv_dtypes": ["auto"], "speculative": "none"}]},
+      {"name": "b", "slot": "attention", "source": "s", "cells": [{"kinds": ["mha", "mla"], "platforms": ["cuda"], "page_size": "any", "kv_dtypes": ["auto"], "speculative": "none"}]}
+    ],
+    "rules": [{"id": "b-heads", "when": {"backend": "b", "head_dim": {"min": 257}},
+               "message": "{title} takes head sizes up to 256", "source": "s"}],
+    "selection": [
+      {"id": "auto-b-arch", "slot": "attention", "when": {"architecture": ["FooForCausalLM"]}, "backend": "b", "message": "m", "source": "s"},
+      {"id": "auto-b-heads", "slot": "attention", "when": {"kv_heads": [16, 128]}, "backend": "b", "message": "m", "source": "s"},
+      {"id": "auto-a", "slot": "attention", "when": {"platform": "cuda"}, "backend": "a", "message": "m", "source": "s"}
+    ]})", "shape.json");
+  ASSERT_TRUE(m.ok()) << m.error().describe();
+  auto catalog = builtin_catalog();
+  Request r;
+  r.device = *resolve_device(**catalog, DeviceSpec{"sm90", std::nullopt, std::nullopt, "--gpu"});
+  auto pick = [&](const Request& req) { return select(*m, req)->backend(Phase::decode); };
+  auto name = [&](BackendId id) { return (*m)->backend(id).name; };
+  EXPECT_EQ(name(pick(r)), "a");  // nothing known about the model
+  Request arch = r;
+  arch.model.architecture = "FooForCausalLM";
+  EXPECT_EQ(name(pick(arch)), "b");
+  Request heads = r;
+  heads.model.num_key_value_heads = 16;
+  EXPECT_EQ(name(pick(heads)), "b");
+  heads.model.num_key_value_heads = 8;
+  EXPECT_EQ(name(pick(heads)), "a");
+  Request big = r;
+  big.attention.all = "b";
+  big.model.head_dim = 512;
+  auto s = select(*m, big);
+  ASSERT_TRUE(s.ok());
+  EXPECT_FALSE(s->ok());
+  EXPECT_EQ(rule_ids(s->errors).count("b-heads"), 1u);
 }
 
 }  // namespace

@@ -18,6 +18,8 @@
 #include "attnsel/error.hpp"
 #include "attnsel/export.hpp"
 #include "attnsel/launch.hpp"
+#include "attnsel/launch_args.hpp"
+#include "attnsel/profile.hpp"
 #include "attnsel/render.hpp"
 #include "attnsel/selection.hpp"
 
@@ -49,10 +51,23 @@ struct CheckOptions {
   std::shared_ptr<const Matrix> diffusion_matrix;
   std::vector<std::string> installed;  // optional Python packages on the target hosts (--installed)
   bool installed_known = false;
+  // The engine profile whose launch grammar parses the command; null: the built-in profile of
+  // the command's engine (of the matrix's engine for bare flags).
+  std::shared_ptr<const EngineProfile> profile;
+  // The engine release the command runs: picks the launch grammar (and, for handed-off engines,
+  // the matrix generation). Unset: the newest.
+  std::optional<std::string> release;
+  // Reads the file a config flag (`--config FILE`) names; unset: such files are noted as not read.
+  ConfigFileReader read_config;
+  // The model, when the caller resolved it (attnsel select --model); the command's is then not read.
+  std::optional<ModelTraits> model;
+  // A draft tree width without a speculative algorithm means the profile's first algorithm
+  // (attnsel select's shorthand) rather than no speculative decoding (what the engine does).
+  bool topk_implies_speculative = false;
 };
 
-// Whether a command runs SGLang's diffusion runtime rather than LLM serving.
-ATTNSEL_API bool is_diffusion_command(const LaunchCommand& command, const LaunchFlags& flags);
+
+
 
 enum class Verdict : std::uint8_t { clean, warning, error };
 ATTNSEL_API std::string_view name_of(Verdict v);
@@ -64,6 +79,21 @@ struct CheckDiagnostic {
   std::string value;      // that flag's value as written ("trtllm_mla"); "" for a boolean flag or none
   int line = 0;           // the flag's line, else the command's; 0 for the command-line form
 };
+
+// A command's request as its engine would read it, before any GPU is known: the flags parsed
+// with the engine's grammar and mapped through the profile's bindings. `findings` are what the
+// engine would exit on (errors) and what attnsel assumed or could not model (notes); when
+// `plannable` is false the engine would not get as far as selecting a backend.
+struct PreparedRequest {
+  Request request;
+  std::vector<CheckDiagnostic> findings;
+  std::vector<std::string> passed_over;
+  bool plannable = true;
+  ParsedArgs args;
+};
+ATTNSEL_API PreparedRequest prepare_request(const std::shared_ptr<const Matrix>& matrix, const EngineProfile& profile,
+                                            const Grammar& grammar, const Catalog& catalog, const LaunchCommand& command,
+                                            const CheckOptions& options = {});
 
 // One command judged for one target.
 struct CommandCheck {

@@ -80,7 +80,7 @@ struct Condition {
     f_page_size_explicit = 1u << 13, f_backend_explicit = 1u << 14, f_sliding_window = 1u << 15,
     f_multimodal = 1u << 16, f_attention_sinks = 1u << 17, f_deterministic = 1u << 18, f_family = 1u << 19,
     f_spec_mode = 1u << 20, f_radix_cache = 1u << 21, f_kv_dtype_explicit = 1u << 22, f_dtype = 1u << 23,
-    f_installed = 1u << 24,
+    f_installed = 1u << 24, f_architecture = 1u << 25, f_kv_heads = 1u << 26, f_head_dim = 1u << 27,
   };
   std::uint32_t fields = 0;  // which of the fields below are set (including nested ones, see uses())
 
@@ -98,6 +98,8 @@ struct Condition {
        kv_dtype_explicit = false;
   Phase spec_mode = Phase::prefill;
   std::vector<std::string> family;
+  std::vector<std::string> architecture;  // the model's architecture is one of these
+  IntMatch kv_heads, head_dim;            // a model whose value is unknown never matches
 
   std::vector<Condition> all, any, none;  // none: "not" (matches when no entry matches)
 

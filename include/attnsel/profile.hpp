@@ -3,7 +3,10 @@
 // each one's arguments. The C++ knows no engine by name; everything here comes from the data.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +28,82 @@ struct Launcher {
   std::string source;
 };
 
+// How argparse treats an option (Python's argparse actions; custom Action classes keep their name).
+enum class ArgAction : std::uint8_t {
+  store, store_true, store_false, store_const, append, count, boolean_optional, help, version, other
+};
+// How argparse converts the value (the `type=` callable); other callables are not checked.
+enum class ArgType : std::uint8_t { string, integer, number, json, other };
+
+// One option of an engine's command line, as the engine's argparse parser declares it.
+struct GrammarFlag {
+  std::vector<std::string> names;             // every option string; the first is canonical
+  std::vector<std::string> deprecated_names;  // names among `names` the engine warns about
+  std::string dest;
+  ArgAction action = ArgAction::store;
+  std::string action_name;  // as declared, for ArgAction::other
+  ArgType type = ArgType::string;
+  std::string type_name;  // as declared, for ArgType::other
+  int nargs_min = 1;      // how many values it takes: nargs None -> 1..1, '?' -> 0..1, '*' -> 0..max, '+' -> 1..max
+  int nargs_max = 1;
+  std::vector<std::string> choices;  // empty: any value
+  bool required = false;
+  bool deprecated = false;   // the engine warns when it is used
+  bool removed = false;      // the engine refuses it (a deprecated flag whose action raises)
+  std::string replacement;   // what to write instead, for deprecated and removed flags
+  int line = 0;        // where the engine declares it (in the grammar's source)
+  std::string field;   // the request field it sets (the profile's bindings); "" when none
+  bool takes_values() const { return nargs_max > 0; }
+};
+
+// An engine's command-line grammar at one release: every flag, and argparse's settings.
+struct Grammar {
+  std::string name;            // the launchers' grammar name ("server", "diffusion")
+  std::string since;           // the first engine release it describes
+  std::string engine_version;  // the release or commit it was extracted from
+  std::string source;
+  bool allow_abbrev = true;  // argparse resolves unique prefixes of long options
+  // false: attnsel knows only some of the engine's flags, so an unknown flag is a note, not an error
+  bool complete = true;
+  std::string config_flag;   // loads a YAML file whose keys are flag names; "" when none
+  std::string config_merge;  // how that file merges with the command line, for people
+  std::vector<GrammarFlag> flags;
+
+  const GrammarFlag* exact(std::string_view option) const;
+  // Every flag with an option string that starts with `prefix`, once per flag.
+  std::vector<const GrammarFlag*> prefixed(std::string_view prefix) const;
+  // The flag bound to a request field, or null.
+  const GrammarFlag* for_field(std::string_view field) const;
+  std::vector<std::string> option_names() const;
+
+  // Sorted option strings with the index of their flag; built by the loader.
+  std::vector<std::pair<std::string, std::size_t>> index;
+};
+
+// A value vocabulary: the engine's spellings, each mapped to attnsel's name or to none
+// (the engine accepts it, attnsel has no data for it).
+struct Vocabulary {
+  std::string name;  // "kv_cache_dtype"
+  std::vector<std::pair<std::string, std::optional<std::string>>> spellings;
+  std::string source;
+  // nullopt: not a spelling of this vocabulary; an empty optional inside: accepted, not modelled.
+  std::optional<std::optional<std::string>> find(std::string_view spelling) const;
+};
+
+// Speculative-decoding parameters the engine chooses itself when the user leaves them unset.
+struct SpeculativeDefaults {
+  std::vector<std::string> algorithms;       // the algorithms attnsel models (upper case)
+  std::vector<std::pair<std::string, std::string>> algorithm_aliases;  // alias -> algorithm
+  std::vector<std::string> auto_when_unset;  // fields that must all be unset for the automatic choice
+  struct Topk {
+    std::vector<std::string> architectures;  // empty: every other architecture
+    std::vector<std::string> algorithms;     // empty: every algorithm
+    int topk = 1;
+  };
+  std::vector<Topk> topk;  // first match wins
+  std::string source;
+};
+
 struct EngineProfile {
   std::string engine;
   std::string title;
@@ -32,10 +111,28 @@ struct EngineProfile {
   std::string source;
   std::string origin;  // where it was loaded from: "built-in:engines/<engine>/profile.json", a path
   std::vector<Launcher> launchers;
+  std::vector<Grammar> grammars;  // per launcher grammar name, newest `since` last
+  std::vector<Vocabulary> vocabularies;
+  SpeculativeDefaults speculative;
+  // Another engine takes over when a field has this value (`--model-type diffusion`).
+  struct Handoff {
+    std::string field, value, engine, source;
+  };
+  std::vector<Handoff> handoffs;
+
+  // The grammar of that name for a release ("" or nullopt: the newest); null when none.
+  const Grammar* grammar(std::string_view name, std::string_view release = {}) const;
+  const Vocabulary* vocabulary(std::string_view name) const;
 };
 
+// Reads a file a profile names (a grammar), relative to the profile.
+using ProfileFileReader = std::function<Result<std::string>(std::string_view relative_path)>;
+
 // Loading; errors carry the JSON pointer of the offending value. `origin` names the input.
-ATTNSEL_API Result<std::shared_ptr<const EngineProfile>> load_profile(std::string_view json_text, std::string_view origin);
+ATTNSEL_API Result<std::shared_ptr<const EngineProfile>> load_profile(std::string_view json_text, std::string_view origin,
+                                                                      const ProfileFileReader& read_file = {});
+// A profile on disk; the files it names are read from its directory.
+ATTNSEL_API Result<std::shared_ptr<const EngineProfile>> load_profile_file(const std::string& path);
 // The built-in profiles, loaded once (data/engines/*/profile.json, compiled in).
 ATTNSEL_API const std::vector<std::shared_ptr<const EngineProfile>>& builtin_profiles();
 // One built-in profile by engine name; unknown_name (with the valid names) otherwise.

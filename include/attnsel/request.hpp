@@ -20,6 +20,12 @@ struct ModelTraits {
   std::string architecture;  // e.g. "DeepseekV3ForCausalLM"
   std::string id;            // what the user named: "deepseek-ai/DeepSeek-V3", "mla", a path
   std::string origin;        // how the kind was decided: "kind name", "model table", "config.json: kv_lora_rank"
+  // The shape, from config.json (text_config for multimodal models); absent when not known.
+  // Rules may condition on them (a default that depends on the KV head count, a head-size limit).
+  std::optional<int> num_attention_heads, num_key_value_heads, head_dim;
+  std::optional<int> kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim;  // MLA
+  std::optional<int> index_topk;  // DeepSeek sparse attention
+  std::string torch_dtype;        // "bfloat16" ... as the config writes it
 };
 
 // Explicit backend names for one slot (attention, linear, sparse): every phase, or per phase.

@@ -31,6 +31,32 @@ bool present(const json& j, const char* key) {
   return it != j.end() && !it->is_null();
 }
 
+// A positive integer field, or nullopt when absent or of another type (configs vary; none is an error).
+std::optional<int> count(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number_integer()) return std::nullopt;
+  const auto v = it->get<long long>();
+  return v > 0 && v < (1 << 24) ? std::optional<int>(static_cast<int>(v)) : std::nullopt;
+}
+
+// The shape fields rules may condition on.
+void read_shape(const json& text, const json& cfg, ModelTraits& t) {
+  t.num_attention_heads = count(text, "num_attention_heads");
+  t.num_key_value_heads = count(text, "num_key_value_heads");
+  if (!t.num_key_value_heads) t.num_key_value_heads = t.num_attention_heads;  // no GQA field: one KV head per head
+  t.head_dim = count(text, "head_dim");
+  if (auto hidden = count(text, "hidden_size"); !t.head_dim && hidden && t.num_attention_heads)
+    t.head_dim = *hidden / *t.num_attention_heads;
+  t.kv_lora_rank = count(text, "kv_lora_rank");
+  t.qk_nope_head_dim = count(text, "qk_nope_head_dim");
+  t.qk_rope_head_dim = count(text, "qk_rope_head_dim");
+  t.v_head_dim = count(text, "v_head_dim");
+  t.index_topk = count(text, "index_topk");
+  for (const json* j : {&text, &cfg})
+    if (auto it = j->find("torch_dtype"); it != j->end() && it->is_string() && t.torch_dtype.empty())
+      t.torch_dtype = it->get<std::string>().substr(0, 32);
+}
+
 bool layer_types_contain(const json& cfg, std::string_view type) {
   auto it = cfg.find("layer_types");
   if (it == cfg.end() || !it->is_array()) return false;
@@ -90,6 +116,7 @@ Result<ModelTraits> traits_from_config(const Catalog& catalog, std::string_view 
     t.multimodal = true;
     evidence.push_back("vision_config");
   }
+  read_shape(text, cfg, t);
   if (evidence.empty()) evidence.push_back("no MLA, DSA, GDN or sliding-window fields: standard attention");
   t.origin = fmt::format("{}: {}", origin, fmt::join(evidence, ", "));
   return t;

@@ -5,6 +5,7 @@
 #include "attnsel/check.hpp"
 
 #include "attnsel/backend_config.hpp"
+#include "attnsel/launch_args.hpp"
 
 #include <algorithm>
 #include <array>
@@ -23,35 +24,7 @@
 namespace attnsel {
 namespace {
 
-using Value = LaunchFlags::Value;
-
-// SGLang's --kv-cache-dtype choices at the matrix's commit, and the newer ones attnsel has no data for.
-constexpr std::array<std::string_view, 6> kSglangKvDtypes = {"auto", "fp8_e5m2", "fp8_e4m3", "bf16", "bfloat16", "fp4_e2m1"};
-constexpr std::array<std::string_view, 3> kUnmodelledKvDtypes = {"mxfp8", "nvfp4", "fp4_mx_block16"};
-constexpr std::string_view kKvDtypeSource =
-    "sgl-project/sglang server_args.py kv_cache_dtype choices (auto, fp8_e5m2, fp8_e4m3, bf16, bfloat16, fp4_e2m1; "
-    "newer releases add mxfp8, nvfp4, fp4_mx_block16)";
-
-// Backend names newer SGLang releases accept that the matrix has no cell for, per slot.
-struct Unmodelled {
-  std::string_view slot;
-  std::string_view name;
-};
-constexpr std::array<Unmodelled, 14> kUnmodelledBackends = {{
-    {"attention", "dsv4"}, {"attention", "compressed"}, {"attention", "cutedsl_mla"}, {"attention", "tokenspeed_mla"},
-    {"attention", "hpc_ops"}, {"attention", "minicpm_flashattn"}, {"attention", "minicpm_flashinfer"},
-    {"sparse", "flashmla_sparse_q8"}, {"sparse", "flashinfer_sparse_mla"},
-    {"linear", "flashkda"}, {"linear", "nvidia_kda"}, {"linear", "ptx_kda"}, {"linear", "helion"}, {"linear", "intel_xpu"},
-}};
-constexpr std::string_view kBackendChoicesSource =
-    "sgl-project/sglang server_args.py@001067ff ATTENTION_BACKEND_CHOICES, DSA_CHOICES, LINEAR_ATTN_KERNEL_BACKEND_CHOICES";
-
-// SGLang's EAGLE-family handling of an unset --speculative-eagle-topk.
-constexpr std::string_view kSpeculativeSource =
-    "sgl-project/sglang python/sglang/srt/arg_groups/speculative_hook.py@004c82e0 _handle_eagle_family: with "
-    "--speculative-num-steps, --speculative-eagle-topk and --speculative-num-draft-tokens all unset, "
-    "_auto_choose_speculative_params picks (steps, topk, draft tokens) = (5, 4, 8) for LlamaForCausalLM and "
-    "Grok1ForCausalLM/Grok1VForCausalLM, (3, 1, 4) for STANDALONE and every other architecture";
+using Value = ArgValue;
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
@@ -88,21 +61,6 @@ std::string join(const Range& names, std::string_view sep = ", ") {
   return out;
 }
 
-// The line of a flag as written in the command (`--flag` or `--flag=value`), for flags LaunchFlags
-// keeps no Value of (booleans, flags it passes over).
-std::optional<int> flag_line(const LaunchCommand& cmd, std::string_view flag) {
-  for (std::size_t k = 0; k < cmd.args.size(); ++k) {
-    const std::string& a = cmd.args[k];
-    if (a == flag || (starts_with(a, flag) && a.size() > flag.size() && a[flag.size()] == '='))
-      return k < cmd.arg_lines.size() ? cmd.arg_lines[k] : cmd.line;
-  }
-  return std::nullopt;
-}
-
-Value bool_flag(const LaunchCommand& cmd, std::string_view flag) {
-  return Value{"", std::string(flag), flag_line(cmd, flag).value_or(cmd.line)};
-}
-
 // A finding sits on its flag's line when it has one, else on the command's.
 void place(CheckDiagnostic& d, const Value* where, int command_line) {
   if (where) {
@@ -117,13 +75,14 @@ void place(CheckDiagnostic& d, const Value* where, int command_line) {
 // Everything about a command that does not depend on the target GPU.
 class Preparation {
  public:
-  Preparation(const std::shared_ptr<const Matrix>& matrix, const Catalog& catalog, const LaunchCommand& cmd,
-              const CheckOptions& options)
-      : m_(*matrix), catalog_(catalog), cmd_(cmd), options_(options), flags_(parse_launch_flags(cmd)) {
+  Preparation(const std::shared_ptr<const Matrix>& matrix, const EngineProfile& profile, const Grammar& grammar,
+              const Catalog& catalog, const LaunchCommand& cmd, const CheckOptions& options)
+      : m_(*matrix), profile_(profile), catalog_(catalog), cmd_(without_own_options(cmd)), options_(options),
+        args_(parse(cmd_, profile, grammar, options)) {
     run();
   }
 
-  const LaunchFlags& flags() const { return flags_; }
+  const ParsedArgs& args() const { return args_; }
   const Request& request() const { return request_; }
   bool plannable() const { return plannable_; }
   const std::vector<CheckDiagnostic>& findings() const { return findings_; }
@@ -141,42 +100,113 @@ class Preparation {
     findings_.push_back(std::move(d));
   }
 
-  // The value usable as it is, or nullopt with a note when the shell fills it in at run time.
-  const Value* usable(const std::optional<Value>& v) {
+  // attnsel's own --model-kind KIND, accepted in the bare-flags form (`attnsel check -- --flags`).
+  LaunchCommand without_own_options(const LaunchCommand& cmd) {
+    LaunchCommand out = cmd;
+    for (std::size_t k = 0; k < out.args.size(); ++k) {
+      const std::string& a = out.args[k];
+      const bool joined = a.rfind("--model-kind=", 0) == 0;
+      if (a != "--model-kind" && !joined) continue;
+      const std::size_t n = joined || k + 1 >= out.args.size() ? 1 : 2;
+      const int line = k < out.arg_lines.size() ? out.arg_lines[k] : out.line;
+      if (cmd.launcher != "flags") {
+        model_kind_problem_ = Value{"", "--model-kind", line, WordShape::literal, ""};
+        continue;
+      }
+      model_kind_ = Value{joined ? a.substr(13) : (n == 2 ? out.args[k + 1] : ""), "--model-kind", line, WordShape::literal, ""};
+      auto erase = [&](auto& v) {
+        if (k < v.size()) v.erase(v.begin() + static_cast<std::ptrdiff_t>(k), v.begin() + static_cast<std::ptrdiff_t>(std::min(k + n, v.size())));
+      };
+      erase(out.args);
+      erase(out.arg_lines);
+      erase(out.arg_shapes);
+      --k;
+    }
+    return out;
+  }
+
+  static ParsedArgs parse(const LaunchCommand& cmd, const EngineProfile& profile, const Grammar& grammar,
+                          const CheckOptions& options) {
+    ParseOptions po;
+    po.engine_title = profile.title;
+    po.read_config = options.read_config;
+    if (options.release && !grammar.since.empty()) {
+      const auto release = parse_release(*options.release), since = parse_release(grammar.since);
+      po.approximate = release && since && *release < *since;
+    }
+    for (const Launcher& l : profile.launchers)
+      if (cmd.grammar == l.grammar && cmd.launcher.size() >= l.label.size() &&
+          cmd.launcher.compare(cmd.launcher.size() - l.label.size(), l.label.size(), l.label) == 0)
+        po.positional_model = l.positional_model;
+    return parse_launch_args(cmd, grammar, po);
+  }
+
+  // " ('x' is a <slot> backend)" when a slot's flag was given another slot's backend.
+  std::string another_slot(const ArgFinding& f) const {
+    for (const ParsedArgs::Given& g : args_.given) {
+      if (g.written != f.flag || g.line != f.line) continue;
+      const std::string& field = g.flag->field;
+      const std::string slot = field.substr(0, field.find('.'));
+      for (SlotId s = 0; s < m_.slots().size(); ++s)
+        if (m_.slot(s).name != slot && m_.find_backend(f.value, s))
+          return fmt::format(" ('{}' is a {} backend)", f.value, m_.slot(s).title);
+    }
+    return {};
+  }
+
+  // A field's value as given, or null.
+  const Value* given(std::string_view field) const { return args_.value(field); }
+
+  // The value usable as it is, or null with a note when the shell fills it in at run time.
+  const Value* usable(std::string_view field) { return usable(given(field)); }
+  const Value* usable(const Value* v) {
     if (!v) return nullptr;
-    if (from_environment(v->text)) {
+    // A value the engine's parser already refused is reported once, as that.
+    if (std::find(rejected_.begin(), rejected_.end(), std::make_pair(v->flag, v->line)) != rejected_.end()) return nullptr;
+    if (!v->known() || from_environment(v->text)) {
       add("check.from-environment", Severity::info,
           fmt::format("not checked: value comes from {} when the command runs; attnsel checks the command as if {} "
                       "were not given",
                       substitution(v->text) ? "a command substitution" : "the environment",
                       v->flag.empty() ? "the model" : v->flag),
-          "attnsel check: values the shell expands are unknown before launch", &*v);
+          "attnsel check: values the shell expands are unknown before launch", v);
       return nullptr;
     }
-    return &*v;
+    return v;
   }
 
   void run() {
-    for (std::size_t i = 0; i < flags_.problems.size(); ++i) {
-      const Error& p = flags_.problems[i];
-      Value where{"", p.where, i < flags_.problem_lines.size() ? flags_.problem_lines[i] : cmd_.line};
-      std::string message = p.message;
-      if (!p.suggestion.empty()) message += fmt::format(" (did you mean {}?)", p.suggestion);
-      add("check.argument", Severity::error, message,
-          "SGLang parses its flags with argparse (server_args.py prepare_server_args): it exits on these", &where);
+    for (const ArgFinding& f : args_.findings) {
+      Value where{f.value, f.flag, f.line, WordShape::literal, f.origin};
+      std::string message = f.message;
+      if (f.rule == "args.choice") message += another_slot(f);
+      if (!f.suggestion.empty() && f.severity == Severity::error) message += fmt::format(" (did you mean {}?)", f.suggestion);
+      if (!f.origin.empty()) message += fmt::format(" [in {}:{}]", f.origin, f.line);
+      add(f.rule, f.severity, message,
+          fmt::format("{} parses its flags with argparse: {}", profile_.title, args_.grammar->source), &where);
+      if (f.severity == Severity::error) rejected_.emplace_back(f.flag, f.line);
     }
-    passed_over_ = flags_.ignored;
-    for (const auto* v : {&flags_.tp, &flags_.mm_attention_backend, &flags_.attention_backend_config})
-      if (*v) passed_over_.push_back((*v)->flag);
+    if (args_.exits_early) {
+      plannable_ = false;
+      return;
+    }
+    if (model_kind_problem_)
+      add("check.model-kind", Severity::error,
+          fmt::format("--model-kind is an option of `attnsel check`, not of {}, which would reject it; pass it to attnsel "
+                      "instead",
+                      profile_.title),
+          "attnsel check --model-kind", &*model_kind_problem_);
+    passed_over_ = args_.unbound();
+    for (const char* field : {"tp", "mm_attention_backend", "backend_config"})
+      if (const ParsedArgs::Given* g = args_.flag(field)) passed_over_.push_back(g->written);
 
-    const bool diffusion = is_diffusion_command(cmd_, flags_);
-    if (diffusion && m_.info().any_model) {
+    if (m_.info().any_model) {
       // The diffusion profile: the backend, its --attention-backend-config and the packages.
-      request_.attention = {backend(flags_.attention_backend, "attention"), std::nullopt, std::nullopt};
+      request_.attention = {backend("attention.all", "attention"), std::nullopt, std::nullopt};
       request_.installed = options_.installed;
       request_.installed_known = options_.installed_known;
-      request_.model.id = flags_.model ? flags_.model->text : "";
-      if (const Value* config = usable(flags_.attention_backend_config)) {
+      request_.model.id = given("model") ? given("model")->text : "";
+      if (const Value* config = usable("backend_config")) {
         Result<BackendConfig> parsed = parse_backend_config(config->text);
         std::error_code ec;
         if (std::filesystem::is_regular_file(config->text, ec)) {
@@ -192,24 +222,16 @@ class Preparation {
       request_.strict = options_.strict;
       return;
     }
-    if (diffusion) {
-      plannable_ = false;
-      add("check.not-modelled", Severity::info,
-          "not checked: diffusion models choose among their own attention backends, which attnsel does not model",
-          "attnsel check covers SGLang's LLM attention backends", flags_.model_type ? &*flags_.model_type : nullptr);
-      return;
-    }
     resolve_model();
-    request_.attention = {backend(flags_.attention_backend, "attention"), backend(flags_.prefill_attention_backend, "attention"),
-                          backend(flags_.decode_attention_backend, "attention")};
-    request_.linear = {backend(flags_.linear_attn_backend, "linear"), backend(flags_.linear_attn_prefill_backend, "linear"),
-                       backend(flags_.linear_attn_decode_backend, "linear")};
-    request_.sparse = {std::nullopt, backend(flags_.nsa_prefill_backend, "sparse"), backend(flags_.nsa_decode_backend, "sparse")};
+    for (BackendChoice* choice : {&request_.attention, &request_.linear, &request_.sparse}) {
+      const std::string slot = choice == &request_.attention ? "attention" : choice == &request_.linear ? "linear" : "sparse";
+      *choice = {backend(slot + ".all", slot), backend(slot + ".prefill", slot), backend(slot + ".decode", slot)};
+    }
     kv_dtype();
     page_size();
     speculative();
-    request_.deterministic = flags_.enable_deterministic_inference;
-    request_.disable_radix_cache = flags_.disable_radix_cache;
+    request_.deterministic = args_.flag("deterministic") != nullptr;
+    request_.disable_radix_cache = args_.flag("disable_radix_cache") != nullptr;
     request_.strict = options_.strict;
     assume_kind_if_unresolved();
   }
@@ -217,19 +239,23 @@ class Preparation {
   // ---- the model ----
 
   void resolve_model() {
-    if (const Value* kind = usable(flags_.model_kind)) {
+    if (options_.model) {
+      request_.model = *options_.model;
+      return;
+    }
+    if (const Value* kind = usable(model_kind_ ? &*model_kind_ : nullptr)) {
       if (auto k = parse_kind(kind->text)) stated_kind_ = k;
       else
         add("check.model-kind", Severity::error,
             fmt::format("not a model kind; use one of {}", kind_names()), "attnsel check --model-kind", kind);
     }
     // A model the shell fills in needs no note of its own: the assumed kind's note says so.
-    if (!flags_.model || from_environment(flags_.model->text)) {
+    const Value* model = given("model");
+    if (!model || !model->known() || from_environment(model->text)) {
       model_unresolved_ = true;
-      model_id_ = flags_.model ? flags_.model->text : "";
+      model_id_ = model ? model->text : "";
       return;
     }
-    const Value* model = &*flags_.model;
     model_id_ = model->text;
     Result<ModelTraits> traits = attnsel::resolve_model(catalog_, model->text);
     if (traits) {
@@ -303,11 +329,11 @@ class Preparation {
                             substitution(model_id_) ? "a command substitution" : "the environment");
     } else {
       // The flag and its value precede the message where there is a flag; `sglang serve MODEL` has none.
-      const bool named_by_flag = flags_.model && !flags_.model->flag.empty();
+      const bool named_by_flag = given("model") && !given("model")->flag.empty();
       subject = fmt::format("{} is neither in attnsel's model table nor a local config.json or model directory",
                             named_by_flag ? std::string("this model") : "'" + model_id_ + "'");
     }
-    const Value* where = flags_.model ? &*flags_.model : nullptr;
+    const Value* where = given("model");
     add("check.model-assumed", Severity::info,
         fmt::format("{}; checked as kind {} ({}){}{}", subject, name_of(kind), detail::kind_title(kind),
                     why.empty() ? ", the default" : " " + why,
@@ -317,148 +343,178 @@ class Preparation {
 
   // ---- backends and values ----
 
-  std::optional<std::string> backend(const std::optional<Value>& v, std::string_view slot_name) {
-    const Value* value = usable(v);
+  // A backend name the engine accepted: the matrix's backend, or a note when the matrix has no data for it.
+  std::optional<std::string> backend(const std::string& field, const std::string& slot_name) {
+    const Value* value = usable(field);
     if (!value) return std::nullopt;
     auto slot = m_.find_slot(slot_name);
     if (!slot || m_.find_backend(value->text, *slot)) return value->text;
     const Slot& s = m_.slot(*slot);
-    std::vector<std::string> choices = m_.backend_names(*slot);
-    const bool upstream = std::any_of(kUnmodelledBackends.begin(), kUnmodelledBackends.end(),
-                                      [&](const Unmodelled& u) { return u.slot == slot_name && u.name == value->text; });
-    std::string message;
-    if (upstream) {
-      message = fmt::format("newer SGLang releases accept this {} backend, but attnsel's matrix has no data for it, so "
-                            "the command cannot be checked; backends attnsel checks: {}",
-                            s.title, join(choices));
-    } else {
-      message = fmt::format("unknown {} backend: SGLang would exit with 'invalid choice'", s.title);
-      const std::string suggestion = detail::closest_match(value->text, choices);
-      if (!suggestion.empty()) message += fmt::format("; did you mean {}?", suggestion);
-      message += fmt::format(" Valid: {}", join(choices));
-      for (SlotId other = 0; other < m_.slots().size(); ++other)
-        if (other != *slot && m_.find_backend(value->text, other))
-          message += fmt::format(" ('{}' is a {} backend)", value->text, m_.slot(other).title);
+    const std::vector<std::string> choices = m_.backend_names(*slot);
+    const ParsedArgs::Given* g = args_.flag(field);
+    if (g && !g->flag->choices.empty()) {
+      // The engine's parser accepted the name (an invalid one is already an argument error).
+      if (std::find(g->flag->choices.begin(), g->flag->choices.end(), value->text) == g->flag->choices.end()) return std::nullopt;
+      unmodelled(fmt::format("{} accepts this {} backend, but attnsel's matrix has no data for it, so the command is not "
+                             "judged; backends attnsel judges: {}",
+                             profile_.title, s.title, join(choices)),
+                 value);
+      return std::nullopt;
     }
-    add("check.unknown-backend", Severity::error, message, std::string(kBackendChoicesSource), value);
+    std::string message = fmt::format("unknown {} backend: {} would exit with 'invalid choice'", s.title, profile_.title);
+    const std::string suggestion = detail::closest_match(value->text, choices);
+    if (!suggestion.empty()) message += fmt::format("; did you mean {}?", suggestion);
+    message += fmt::format(" Valid: {}", join(choices));
+    for (SlotId other = 0; other < m_.slots().size(); ++other)
+      if (other != *slot && m_.find_backend(value->text, other))
+        message += fmt::format(" ('{}' is a {} backend)", value->text, m_.slot(other).title);
+    add("check.unknown-backend", Severity::error, message, args_.grammar->source, value);
     return std::nullopt;
   }
 
+  // What the engine accepts and attnsel has no data for: a note, and no judgement of the command.
+  void unmodelled(std::string message, const Value* where) {
+    add("check.not-modelled", Severity::info, std::move(message),
+        fmt::format("{} ({})", args_.grammar->source, m_.info().source), where);
+    plannable_ = false;
+  }
+
   void kv_dtype() {
-    const Value* v = usable(flags_.kv_cache_dtype);
+    const Value* v = usable("kv_cache_dtype");
     if (!v) return;
-    const bool sglang_accepts = std::find(kSglangKvDtypes.begin(), kSglangKvDtypes.end(), v->text) != kSglangKvDtypes.end();
-    if (sglang_accepts) {
-      if (auto d = parse_kv_dtype(v->text)) {
+    const Vocabulary* vocabulary = profile_.vocabulary("kv_cache_dtype");
+    const auto spelling = vocabulary ? vocabulary->find(v->text) : std::nullopt;
+    if (spelling && *spelling) {
+      if (auto d = parse_kv_dtype(**spelling)) {
         request_.kv_cache_dtype = *d;
         return;
       }
     }
-    const std::string valid = "auto, bf16 (or bfloat16), fp8_e4m3, fp8_e5m2, fp4_e2m1";
-    std::string message;
-    if (std::find(kUnmodelledKvDtypes.begin(), kUnmodelledKvDtypes.end(), v->text) != kUnmodelledKvDtypes.end()) {
-      message = fmt::format("newer SGLang releases accept this KV cache dtype, but attnsel's matrix has no data for "
-                            "it, so the command cannot be checked; KV cache dtypes attnsel checks: {}",
-                            valid);
-    } else {
-      std::vector<std::string> choices(kSglangKvDtypes.begin(), kSglangKvDtypes.end());
-      message = "unknown KV cache dtype: SGLang would exit with 'invalid choice'";
-      const std::string suggestion = detail::closest_match(v->text, choices);
-      if (!suggestion.empty()) message += fmt::format("; did you mean {}?", suggestion);
-      message += fmt::format(" Valid: {}", valid);
+    const ParsedArgs::Given* g = args_.flag("kv_cache_dtype");
+    const bool accepted = spelling || (g && std::find(g->flag->choices.begin(), g->flag->choices.end(), v->text) != g->flag->choices.end());
+    if (accepted) {
+      unmodelled(fmt::format("{} accepts this KV cache dtype, but attnsel's matrix has no data for it, so the command is "
+                             "not judged",
+                             profile_.title),
+                 v);
+      return;
     }
-    add("check.unknown-kv-dtype", Severity::error, message, std::string(kKvDtypeSource), v);
+    if (g && !g->flag->choices.empty()) return;  // an argument error already
+    add("check.unknown-kv-dtype", Severity::error,
+        fmt::format("unknown KV cache dtype: {} would exit with 'invalid choice'; valid: {}", profile_.title, kv_dtype_names()),
+        vocabulary ? vocabulary->source : args_.grammar->source, v);
   }
 
   void page_size() {
-    const Value* v = usable(flags_.page_size);
+    const Value* v = usable("page_size");
     if (!v) return;
     auto n = parse_int(v->text);
-    if (!n || *n < 1) {
-      add("check.invalid-value", Severity::error, "the page size must be a positive whole number of tokens",
-          "sgl-project/sglang server_args.py: page_size is an int", v);
+    if (!n || *n < 1) {  // not a number at all is argparse's own error, reported already
+      add("check.invalid-value", Severity::error, "the page size must be a positive whole number of tokens, at most 2^31-1",
+          args_.grammar->source, v);
       return;
     }
     request_.page_size = *n;
   }
 
   void speculative() {
-    if (const Value* mode = usable(flags_.speculative_attention_mode)) {
+    if (const Value* mode = usable("speculative.attention_mode")) {
       if (auto p = parse_phase(mode->text)) request_.speculative_attention_mode = *p;
       else
-        add("check.invalid-value", Severity::error, "SGLang accepts only prefill or decode here",
-            "sgl-project/sglang server_args.py speculative_attention_mode choices ['prefill', 'decode']", mode);
+        add("check.invalid-value", Severity::error, "only prefill or decode is accepted here", args_.grammar->source, mode);
     }
+    const SpeculativeDefaults& spec = profile_.speculative;
     std::optional<int> topk;
-    const Value* topk_value = usable(flags_.speculative_eagle_topk);
+    const Value* topk_value = usable("speculative.topk");
     if (topk_value) {
       topk = parse_int(topk_value->text);
       if (!topk || *topk < 1) {
-        add("check.invalid-value", Severity::error, "the EAGLE draft tree width must be a positive whole number",
-            "sgl-project/sglang server_args.py: speculative_eagle_topk is an int", topk_value);
+        add("check.invalid-value", Severity::error, "the draft tree width must be a positive whole number, at most 2^31-1",
+            args_.grammar->source, topk_value);
         return;
       }
     }
-    if (!flags_.speculative_algorithm) {
-      if (topk_value)
-        add("check.speculative", Severity::info,
-            "has no effect without --speculative-algorithm: attnsel checks the command without speculative decoding",
-            std::string(kSpeculativeSource), topk_value);
-      return;
-    }
-    const Value* algorithm = usable(flags_.speculative_algorithm);
-    if (!algorithm) return;
-    // SGLang upper-cases the name; NEXTN is EAGLE (speculative_hook.py _resolve_speculative_algorithm_alias).
-    const std::string name = upper(algorithm->text);
-    if (name != "EAGLE" && name != "EAGLE3" && name != "NEXTN" && name != "STANDALONE") {
-      add("check.speculative", Severity::info,
-          fmt::format("not modelled: attnsel checks the attention backends only for EAGLE-family speculative decoding "
-                      "(EAGLE, EAGLE3, NEXTN, STANDALONE); with {} the command is checked without speculative "
-                      "decoding",
-                      name),
-          std::string(kSpeculativeSource), algorithm);
-      return;
-    }
-    if (topk) {
+    if (!given("speculative.algorithm") && topk && options_.topk_implies_speculative) {
       request_.speculative_topk = *topk;
       return;
     }
-    const std::optional<int> steps = flag_line(cmd_, "--speculative-num-steps");
-    const std::optional<int> drafts = flag_line(cmd_, "--speculative-num-draft-tokens");
-    if (steps || drafts) {
-      Value where{"", steps ? "--speculative-num-steps" : "--speculative-num-draft-tokens", steps ? *steps : *drafts};
+    if (!given("speculative.algorithm")) {
+      if (topk_value)
+        add("check.speculative", Severity::info,
+            fmt::format("has no effect without {}: attnsel checks the command without speculative decoding",
+                        flag_name("speculative.algorithm")),
+            spec.source, topk_value);
+      return;
+    }
+    const Value* algorithm = usable("speculative.algorithm");
+    if (!algorithm) return;
+    // Engines match algorithm names case-insensitively; aliases name the same algorithm.
+    std::string name = upper(algorithm->text);
+    for (const auto& [alias, target] : spec.algorithm_aliases)
+      if (upper(alias) == name) name = upper(target);
+    if (std::find(spec.algorithms.begin(), spec.algorithms.end(), name) == spec.algorithms.end()) {
+      add("check.speculative", Severity::info,
+          fmt::format("not modelled: attnsel judges the attention backends for speculative decoding with {} only; with "
+                      "{} the command is checked without speculative decoding",
+                      join(spec.algorithms), name),
+          spec.source, algorithm);
+      return;
+    }
+    if (args_.flag("speculative.topk")) {  // given: its value, or unknown until the command runs
+      if (topk) request_.speculative_topk = *topk;
+      return;
+    }
+    for (const std::string& field : spec.auto_when_unset) {
+      const ParsedArgs::Given* g = args_.flag(field);
+      if (!g) continue;
+      Value where{"", g->written, g->line, WordShape::literal, g->origin};
       add("check.speculative", Severity::error,
-          "SGLang chooses --speculative-eagle-topk itself only when --speculative-num-steps, --speculative-eagle-topk "
-          "and --speculative-num-draft-tokens are all unset; with only some of them it fails at startup "
-          "(an assertion, or comparing an unset topk); give --speculative-eagle-topk as well",
-          std::string(kSpeculativeSource), &where);
+          fmt::format("{} chooses the draft tree width itself only when {} are all unset; with only some of them it "
+                      "fails at startup; give {} as well",
+                      profile_.title, join(flag_names(spec.auto_when_unset), ", "), flag_name("speculative.topk")),
+          spec.source, &where);
       return;
     }
     const std::string& arch = request_.model.architecture;
-    int chosen = 1;
-    std::string because;
-    if (name == "STANDALONE") {
-      because = "for STANDALONE";
-    } else if (arch == "LlamaForCausalLM" || arch == "Grok1ForCausalLM" || arch == "Grok1VForCausalLM") {
-      chosen = 4;
-      because = fmt::format("for {}", arch);
-    } else if (!arch.empty()) {
-      because = fmt::format("for {}", arch);
-    } else {
-      because = "for every architecture but Llama and Grok (the model's architecture is unknown here)";
+    for (const SpeculativeDefaults::Topk& rule : spec.topk) {
+      const bool arch_ok = rule.architectures.empty() ||
+                           std::find(rule.architectures.begin(), rule.architectures.end(), arch) != rule.architectures.end();
+      const bool algo_ok = rule.algorithms.empty() ||
+                           std::find(rule.algorithms.begin(), rule.algorithms.end(), name) != rule.algorithms.end();
+      if (!arch_ok || !algo_ok) continue;
+      std::string because;
+      if (!rule.algorithms.empty()) because = fmt::format("for {}", name);
+      else if (!rule.architectures.empty()) because = fmt::format("for {}", arch);
+      else if (!arch.empty()) because = fmt::format("for {}", arch);
+      else because = "for an architecture that has no rule of its own (the model's architecture is unknown here)";
+      request_.speculative_topk = rule.topk;
+      add("check.speculative-topk", Severity::info,
+          fmt::format("{} not given: {} picks topk {} {}, so attnsel checks topk {}", flag_name("speculative.topk"),
+                      profile_.title, rule.topk, because, rule.topk),
+          spec.source, algorithm);
+      return;
     }
-    request_.speculative_topk = chosen;
-    add("check.speculative-topk", Severity::info,
-        fmt::format("--speculative-eagle-topk not given: SGLang picks topk {} {}, so attnsel checks topk {}", chosen,
-                    because, chosen),
-        std::string(kSpeculativeSource), algorithm);
+  }
+
+  // The engine's spelling of a request field's flag, for messages.
+  std::string flag_name(std::string_view field) const {
+    const GrammarFlag* f = args_.grammar->for_field(field);
+    return f ? f->names.front() : std::string(field);
+  }
+  std::vector<std::string> flag_names(const std::vector<std::string>& fields) const {
+    std::vector<std::string> out;
+    for (const auto& f : fields) out.push_back(flag_name(f));
+    return out;
   }
 
   const Matrix& m_;
+  const EngineProfile& profile_;
   const Catalog& catalog_;
-  const LaunchCommand& cmd_;
+  std::optional<Value> model_kind_, model_kind_problem_;
+  std::vector<std::pair<std::string, int>> rejected_;  // (flag as written, line) of argument errors
+  const LaunchCommand cmd_;
   const CheckOptions& options_;
-  LaunchFlags flags_;
+  ParsedArgs args_;
   Request request_;
   bool plannable_ = true;
   bool model_unresolved_ = false;
@@ -473,7 +529,7 @@ class Preparation {
 
 class Locator {
  public:
-  Locator(const Matrix& m, const LaunchCommand& cmd, const LaunchFlags& flags) : m_(m), cmd_(cmd), flags_(flags) {}
+  Locator(const Matrix& m, const ParsedArgs& args) : m_(m), args_(args) {}
 
   // The user's flag for a backend in a phase (-1: any), or null when they named none.
   const Value* backend_value(BackendId backend, int phase) const {
@@ -483,14 +539,27 @@ class Locator {
     return backend_flag(f);
   }
 
-  CheckDiagnostic locate(const Selection& s, const Finding& f) const {
+  CheckDiagnostic locate(const Selection& s, const Finding& f, int command_line) const {
     CheckDiagnostic d;
     d.diagnostic = s.describe(f);
-    place(d, flag_for(f), cmd_.line);
+    place(d, flag_for(f), command_line);
     return d;
   }
 
  private:
+  const Value* kept(std::string_view field) const {
+    const Value* v = args_.value(field);
+    return v && v->known() && !from_environment(v->text) ? v : nullptr;
+  }
+
+  // A boolean flag's place, as a value without text.
+  const Value* flag_place(std::string_view field) const {
+    const ParsedArgs::Given* g = args_.flag(field);
+    if (!g) return nullptr;
+    extra_.push_back(Value{"", g->written, g->line, WordShape::literal, g->origin});
+    return &extra_.back();
+  }
+
   // The user's flag behind a finding: the value the rule is about (KV dtype, page size, topk ...)
   // when they wrote one, else the flag that chose the backend, else the model.
   const Value* flag_for(const Finding& f) const {
@@ -506,25 +575,17 @@ class Locator {
       uses = rule->when.uses();
       sets_page = rule->set.page_size.has_value();
     }
-    if ((uses & (Condition::f_kv_dtype | Condition::f_kv_dtype_explicit)) && kept(flags_.kv_cache_dtype))
-      return &*flags_.kv_cache_dtype;
-    if ((sets_page || (uses & (Condition::f_page_size | Condition::f_page_size_explicit))) && kept(flags_.page_size))
-      return &*flags_.page_size;
-    if (uses & Condition::f_topk) {
-      if (kept(flags_.speculative_eagle_topk)) return &*flags_.speculative_eagle_topk;
-      if (kept(flags_.speculative_algorithm)) return &*flags_.speculative_algorithm;
-    }
-    if ((uses & Condition::f_spec_mode) && kept(flags_.speculative_attention_mode))
-      return &*flags_.speculative_attention_mode;
-    if ((uses & Condition::f_deterministic) && flags_.enable_deterministic_inference)
-      return remember(bool_flag(cmd_, "--enable-deterministic-inference"));
-    if ((uses & Condition::f_radix_cache) && flags_.disable_radix_cache)
-      return remember(bool_flag(cmd_, "--disable-radix-cache"));
-    if (const Value* b = backend_flag(f)) return b;
+    const Value* v = nullptr;
+    if ((uses & (Condition::f_kv_dtype | Condition::f_kv_dtype_explicit)) && (v = kept("kv_cache_dtype"))) return v;
+    if ((sets_page || (uses & (Condition::f_page_size | Condition::f_page_size_explicit))) && (v = kept("page_size"))) return v;
+    if ((uses & Condition::f_topk) && ((v = kept("speculative.topk")) || (v = kept("speculative.algorithm")))) return v;
+    if ((uses & Condition::f_spec_mode) && (v = kept("speculative.attention_mode"))) return v;
+    if ((uses & Condition::f_deterministic) && (v = flag_place("deterministic"))) return v;
+    if ((uses & Condition::f_radix_cache) && (v = flag_place("disable_radix_cache"))) return v;
+    if ((v = backend_flag(f))) return v;
     if ((uses & (Condition::f_kind | Condition::f_family | Condition::f_sliding_window | Condition::f_multimodal |
-                 Condition::f_attention_sinks)) &&
-        kept(flags_.model))
-      return &*flags_.model;
+                 Condition::f_attention_sinks)))
+      return kept("model");
     return nullptr;
   }
 
@@ -532,44 +593,22 @@ class Locator {
   const Value* backend_flag(const Finding& f) const {
     if (f.backend == kNoBackend) return nullptr;
     const SlotId slot = m_.backend(f.backend).slot;
-    const std::string& slot_name = m_.slot(slot).name;
-    const std::optional<Value>*all = nullptr, *prefill = nullptr, *decode = nullptr;
-    if (slot_name == "attention") {
-      all = &flags_.attention_backend;
-      prefill = &flags_.prefill_attention_backend;
-      decode = &flags_.decode_attention_backend;
-    } else if (slot_name == "linear") {
-      all = &flags_.linear_attn_backend;
-      prefill = &flags_.linear_attn_prefill_backend;
-      decode = &flags_.linear_attn_decode_backend;
-    } else if (slot_name == "sparse") {
-      prefill = &flags_.nsa_prefill_backend;
-      decode = &flags_.nsa_decode_backend;
-    } else {
-      return nullptr;
-    }
-    std::vector<const std::optional<Value>*> order;
-    if (f.phase == static_cast<int>(Phase::prefill)) order = {prefill, all};
-    else if (f.phase == static_cast<int>(Phase::decode)) order = {decode, all};
-    else order = {all, prefill, decode};
-    for (const auto* v : order) {
-      if (!v || !kept(*v)) continue;
-      auto id = m_.find_backend((*v)->text, slot);
-      if (id && *id == f.backend) return &**v;
+    const std::string& name = m_.slot(slot).name;
+    std::vector<std::string> order;
+    if (f.phase == static_cast<int>(Phase::prefill)) order = {name + ".prefill", name + ".all"};
+    else if (f.phase == static_cast<int>(Phase::decode)) order = {name + ".decode", name + ".all"};
+    else order = {name + ".all", name + ".prefill", name + ".decode"};
+    for (const std::string& field : order) {
+      const Value* v = kept(field);
+      if (!v) continue;
+      auto id = m_.find_backend(v->text, slot);
+      if (id && *id == f.backend) return v;
     }
     return nullptr;
   }
 
-  static bool kept(const std::optional<Value>& v) { return v && !from_environment(v->text); }
-
-  const Value* remember(Value v) const {
-    extra_.push_back(std::move(v));
-    return &extra_.back();
-  }
-
   const Matrix& m_;
-  const LaunchCommand& cmd_;
-  const LaunchFlags& flags_;
+  const ParsedArgs& args_;
   mutable std::deque<Value> extra_;  // boolean flags located on demand; stable addresses
 };
 
@@ -683,19 +722,79 @@ Result<std::vector<CheckTarget>> resolve_check_targets(const Catalog& catalog, s
   return out;
 }
 
-bool is_diffusion_command(const LaunchCommand& command, const LaunchFlags& flags) {
-  return command.launcher == "sglang generate" || (flags.model_type && flags.model_type->text == "diffusion");
+namespace {
+
+// The engine whose rules judge a command: its launcher's, unless a field hands it to another
+// engine (`--model-type diffusion`).
+std::string judging_engine(const LaunchCommand& command, const EngineProfile& profile) {
+  for (const EngineProfile::Handoff& h : profile.handoffs) {
+    for (std::size_t k = 0; k < command.args.size(); ++k) {
+      const std::string& a = command.args[k];
+      const Grammar* g = profile.grammar(command.grammar);
+      const GrammarFlag* f = g ? g->for_field(h.field) : nullptr;
+      if (!f) continue;
+      for (const std::string& name : f->names) {
+        if ((a == name && k + 1 < command.args.size() && command.args[k + 1] == h.value) || a == name + "=" + h.value)
+          return h.engine;
+      }
+    }
+  }
+  return profile.engine;
+}
+
+}  // namespace
+
+PreparedRequest prepare_request(const std::shared_ptr<const Matrix>& matrix, const EngineProfile& profile,
+                                const Grammar& grammar, const Catalog& catalog, const LaunchCommand& command,
+                                const CheckOptions& options) {
+  const Preparation prep(matrix, profile, grammar, catalog, command, options);
+  return PreparedRequest{prep.request(), prep.findings(), prep.passed_over(), prep.plannable(), prep.args()};
 }
 
 std::vector<CommandCheck> check_command(const std::shared_ptr<const Matrix>& llm_matrix, const Catalog& catalog,
                                         const LaunchCommand& command, const std::vector<CheckTarget>& targets,
                                         const CheckOptions& options) {
-  // Diffusion commands are judged against the diffusion profile when the caller has one.
-  const bool diffusion = options.diffusion_matrix && is_diffusion_command(command, parse_launch_flags(command));
-  const std::shared_ptr<const Matrix>& matrix = diffusion ? options.diffusion_matrix : llm_matrix;
-  const Preparation prep(matrix, catalog, command, options);
-  const Locator locator(*matrix, command, prep.flags());
+  // The profile of the command's engine (bare flags: the matrix's engine).
+  std::shared_ptr<const EngineProfile> profile = options.profile;
+  if (!profile || (!command.engine.empty() && command.engine != profile->engine)) {
+    auto p = builtin_profile(command.engine.empty() ? llm_matrix->info().engine : command.engine);
+    if (p) profile = *p;
+  }
+  std::shared_ptr<const Matrix> matrix = llm_matrix;
+  const std::string engine = profile ? judging_engine(command, *profile) : llm_matrix->info().engine;
+  if (profile && engine != profile->engine) {
+    auto p = builtin_profile(engine);
+    if (p) profile = *p;
+  }
+  if (engine != llm_matrix->info().engine) {
+    matrix = options.diffusion_matrix && options.diffusion_matrix->info().engine == engine ? options.diffusion_matrix : nullptr;
+    if (!matrix) {
+      auto m = builtin_matrix(engine, options.release ? parse_release(*options.release) : std::nullopt);
+      if (m) matrix = *m;
+    }
+  }
+  const Grammar* grammar = profile ? profile->grammar(command.grammar.empty() ? std::string("server") : command.grammar,
+                                                      options.release.value_or(""))
+                                   : nullptr;
   std::vector<CommandCheck> out;
+  if (!profile || !matrix || !grammar) {
+    for (const CheckTarget& target : targets) {
+      CommandCheck c;
+      c.command = command;
+      c.target = target;
+      CheckDiagnostic d;
+      d.diagnostic.rule = "check.not-modelled";
+      d.diagnostic.severity = Severity::info;
+      d.diagnostic.message = fmt::format("not checked: attnsel has no {} for engine {}",
+                                         !profile ? "profile" : !matrix ? "matrix" : "launch grammar", engine);
+      d.line = command.line;
+      c.findings.push_back(std::move(d));
+      out.push_back(std::move(c));
+    }
+    return out;
+  }
+  const Preparation prep(matrix, *profile, *grammar, catalog, command, options);
+  const Locator locator(*matrix, prep.args());
   for (const CheckTarget& target : targets) {
     CommandCheck c;
     c.command = command;
@@ -709,9 +808,9 @@ std::vector<CommandCheck> check_command(const std::shared_ptr<const Matrix>& llm
       Result<Selection> selection = select(matrix, request);
       if (selection) {
         const Selection& s = *selection;
-        for (const auto& f : s.errors) c.errors.push_back(locator.locate(s, f));
-        for (const auto& f : s.warnings) c.warnings.push_back(locator.locate(s, f));
-        for (const auto& f : s.notes) c.notes.push_back(locator.locate(s, f));
+        for (const auto& f : s.errors) c.errors.push_back(locator.locate(s, f, command.line));
+        for (const auto& f : s.warnings) c.warnings.push_back(locator.locate(s, f, command.line));
+        for (const auto& f : s.notes) c.notes.push_back(locator.locate(s, f, command.line));
         page_size_unset(*matrix, s, locator, command, c.findings);
         c.model = s.request.model;
         c.selection = std::move(*selection);
@@ -723,7 +822,7 @@ std::vector<CommandCheck> check_command(const std::shared_ptr<const Matrix>& llm
         d.diagnostic.severity = Severity::error;
         d.diagnostic.message = e.describe();
         d.flag = e.where;
-        d.line = flag_line(command, e.where).value_or(command.line);
+        d.line = command.line;
         c.findings.push_back(std::move(d));
       }
     }

@@ -46,6 +46,12 @@ bool matches(const Condition& c, const EvalContext& ctx) {
   if (f & Condition::f_spec_mode && req.speculative_attention_mode != c.spec_mode) return false;
   if (f & Condition::f_family && std::find(c.family.begin(), c.family.end(), req.model.family) == c.family.end())
     return false;
+  if (f & Condition::f_architecture &&
+      std::find(c.architecture.begin(), c.architecture.end(), req.model.architecture) == c.architecture.end())
+    return false;
+  if (f & Condition::f_kv_heads && !(req.model.num_key_value_heads && c.kv_heads.matches(*req.model.num_key_value_heads)))
+    return false;
+  if (f & Condition::f_head_dim && !(req.model.head_dim && c.head_dim.matches(*req.model.head_dim))) return false;
   for (const auto& sub : c.all)
     if (!matches(sub, ctx)) return false;
   if (!c.any.empty() && std::none_of(c.any.begin(), c.any.end(), [&](const Condition& sub) { return matches(sub, ctx); }))

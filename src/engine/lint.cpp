@@ -90,6 +90,9 @@ std::vector<std::string> outside_space(std::uint32_t uses, const LintOptions& o)
   };
   const FieldName fields[] = {
       {Condition::f_family, "family", o.model_families},
+      {Condition::f_architecture, "architecture", false},
+      {Condition::f_kv_heads, "kv_heads", false},
+      {Condition::f_head_dim, "head_dim", false},
       {Condition::f_multimodal, "multimodal", o.model_families},
       {Condition::f_attention_sinks, "attention_sinks", o.model_families},
       {Condition::f_deterministic, "deterministic", o.deterministic},

@@ -273,6 +273,12 @@ class MatrixBuilder {
       c.family = r.strings("family");
       (void)v;
     }
+    if (take("architecture", Condition::f_architecture)) {
+      c.architecture = r.strings("architecture");
+      if (c.architecture.empty()) fail(r.child("architecture"), "expected at least one architecture name");
+    }
+    if (auto v = take("kv_heads", Condition::f_kv_heads)) c.kv_heads = int_match(*v, r.child("kv_heads"), 1 << 20);
+    if (auto v = take("head_dim", Condition::f_head_dim)) c.head_dim = int_match(*v, r.child("head_dim"), 1 << 20);
     if (auto v = take("speculative_attention_mode", Condition::f_spec_mode)) {
       std::string s = expect_string(*v, r.child("speculative_attention_mode"));
       auto p = parse_phase(s);

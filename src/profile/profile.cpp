@@ -1,9 +1,15 @@
 // Engine profiles: data/engines/<engine>/profile.json, read strictly (unknown keys are errors).
 #include "attnsel/profile.hpp"
 
-#include <mutex>
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
 
 #include <fmt/format.h>
+
+#include "attnsel/matrix.hpp"
 
 #include "core/suggest.hpp"
 #include "matrix/embedded.hpp"
@@ -34,7 +40,177 @@ Launcher read_launcher(const json& j, const std::string& pointer, const std::str
   return l;
 }
 
-EngineProfile read_profile(const json& j) {
+constexpr int kManyValues = std::numeric_limits<int>::max();
+
+ArgAction parse_action(std::string_view a) {
+  if (a == "store") return ArgAction::store;
+  if (a == "store_true") return ArgAction::store_true;
+  if (a == "store_false") return ArgAction::store_false;
+  if (a == "store_const") return ArgAction::store_const;
+  if (a == "append") return ArgAction::append;
+  if (a == "count") return ArgAction::count;
+  if (a == "boolean_optional") return ArgAction::boolean_optional;
+  if (a == "help") return ArgAction::help;
+  if (a == "version") return ArgAction::version;
+  return ArgAction::other;
+}
+
+ArgType parse_type(std::string_view t) {
+  if (t == "str") return ArgType::string;
+  if (t == "int") return ArgType::integer;
+  if (t == "float") return ArgType::number;
+  if (t == "json") return ArgType::json;
+  return ArgType::other;
+}
+
+std::string scalar_text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+GrammarFlag read_flag(const json& j, const std::string& pointer) {
+  ObjectReader r(j, pointer);
+  GrammarFlag f;
+  f.names = r.strings("names");
+  if (f.names.empty()) detail::fail(r.child("names"), "a flag needs at least one option string");
+  for (const std::string& n : f.names)
+    if (n.size() < 2 || n[0] != '-') detail::fail(r.child("names"), fmt::format("'{}' is not an option string", n));
+  if (r.has("deprecated_names")) f.deprecated_names = r.strings("deprecated_names");
+  f.dest = r.optional_string("dest").value_or("");
+  f.action_name = r.optional_string("action").value_or("store");
+  f.action = parse_action(f.action_name);
+  if (const json* t = r.get("type"); t && !t->is_null()) f.type_name = detail::expect_string(*t, r.child("type"));
+  f.type = f.type_name.empty() ? ArgType::string : parse_type(f.type_name);
+  switch (f.action) {
+    case ArgAction::store_true:
+    case ArgAction::store_false:
+    case ArgAction::store_const:
+    case ArgAction::count:
+    case ArgAction::help:
+    case ArgAction::version:
+    case ArgAction::boolean_optional: f.nargs_min = f.nargs_max = 0; break;
+    default: break;
+  }
+  if (const json* n = r.get("nargs"); n && !n->is_null()) {
+    if (n->is_number_integer()) {
+      f.nargs_min = f.nargs_max = detail::expect_int(*n, r.child("nargs"), 0, 1000);
+    } else {
+      const std::string nargs = detail::expect_string(*n, r.child("nargs"));
+      if (nargs == "?") f.nargs_min = 0, f.nargs_max = 1;
+      else if (nargs == "*") f.nargs_min = 0, f.nargs_max = kManyValues;
+      else if (nargs == "+") f.nargs_min = 1, f.nargs_max = kManyValues;
+      else detail::fail(r.child("nargs"), fmt::format("expected null, an integer, \"?\", \"*\" or \"+\", got \"{}\"", nargs));
+    }
+  }
+  if (const json* c = r.get("choices"); c && !c->is_null()) {
+    if (!c->is_array()) detail::fail(r.child("choices"), "expected an array or null");
+    for (const json& v : *c) f.choices.push_back(scalar_text(v));
+  }
+  for (const char* informational : {"default", "const", "file", "choices_expr", "choices_unresolved", "default_suppressed",
+                                    "help_suppressed", "help"})
+    r.get(informational);
+  f.required = r.boolean("required", false);
+  f.deprecated = r.boolean("deprecated", false);
+  f.removed = r.boolean("removed", false);
+  if (const json* v = r.get("replacement"); v && !v->is_null()) f.replacement = detail::expect_string(*v, r.child("replacement"));
+  if (const json* l = r.get("line"); l && !l->is_null()) f.line = detail::expect_int(*l, r.child("line"), 0, 10000000);
+  r.finish();
+  return f;
+}
+
+void index_grammar(Grammar& g, const std::string& origin) {
+  g.index.clear();
+  for (std::size_t i = 0; i < g.flags.size(); ++i)
+    for (const std::string& n : g.flags[i].names) g.index.emplace_back(n, i);
+  std::sort(g.index.begin(), g.index.end());
+  for (std::size_t i = 1; i < g.index.size(); ++i)
+    if (g.index[i].first == g.index[i - 1].first)
+      detail::fail(fmt::format("/flags/{}", g.index[i].second),
+                   fmt::format("{} is declared twice in {} (argparse refuses conflicting option strings)",
+                               g.index[i].first, origin));
+}
+
+Grammar read_grammar(const json& j, std::string name, std::string since, const std::string& origin) {
+  ObjectReader r(j, "");
+  r.get("$schema");
+  Grammar g;
+  g.name = std::move(name);
+  g.since = std::move(since);
+  g.source = r.string("source");
+  g.engine_version = r.optional_string("engine_version").value_or("");
+  r.get("extracted_by");
+  r.get("note");
+  r.get("prog");
+  g.allow_abbrev = r.boolean("allow_abbrev", true);
+  g.complete = r.boolean("complete", true);
+  if (const json* c = r.get("config_flag"); c && !c->is_null()) g.config_flag = detail::expect_string(*c, r.child("config_flag"));
+  if (const json* c = r.get("config_merge"); c && !c->is_null()) g.config_merge = detail::expect_string(*c, r.child("config_merge"));
+  const json& flags = r.require("flags");
+  if (!flags.is_array()) detail::fail("/flags", "expected an array");
+  g.flags.reserve(flags.size());
+  for (std::size_t i = 0; i < flags.size(); ++i) g.flags.push_back(read_flag(flags[i], fmt::format("/flags/{}", i)));
+  // argparse gives every parser -h/--help unless it is built with add_help=False.
+  if (r.boolean("add_help", true)) {
+    GrammarFlag help;
+    help.names = {"-h", "--help"};
+    help.dest = "help";
+    help.action = ArgAction::help;
+    help.action_name = "help";
+    help.nargs_min = help.nargs_max = 0;
+    help.line = 0;
+    g.flags.push_back(std::move(help));
+  }
+  if (const json* p = r.get("positionals"); p && !(p->is_array() && p->empty()))
+    detail::fail("/positionals", "positional arguments are not supported yet; the launcher's positional_model covers MODEL");
+  r.finish();
+  index_grammar(g, origin);
+  return g;
+}
+
+Vocabulary read_vocabulary(const json& j, const std::string& pointer, std::string name) {
+  ObjectReader r(j, pointer);
+  Vocabulary v;
+  v.name = std::move(name);
+  v.source = r.string("source");
+  const json& spellings = r.require("spellings");
+  if (!spellings.is_object()) detail::fail(r.child("spellings"), "expected an object: spelling -> attnsel's name or null");
+  for (const auto& [k, value] : spellings.items()) {
+    if (value.is_null()) v.spellings.emplace_back(k, std::nullopt);
+    else v.spellings.emplace_back(k, detail::expect_string(value, r.child("spellings") + "/" + detail::escape_pointer(k)));
+  }
+  r.finish();
+  return v;
+}
+
+SpeculativeDefaults read_speculative(const json& j) {
+  ObjectReader r(j, "/speculative");
+  SpeculativeDefaults s;
+  s.source = r.string("source");
+  s.algorithms = r.strings("algorithms");
+  if (const json* a = r.get("aliases")) {
+    if (!a->is_object()) detail::fail(r.child("aliases"), "expected an object: alias -> algorithm");
+    for (const auto& [k, v] : a->items())
+      s.algorithm_aliases.emplace_back(k, detail::expect_string(v, r.child("aliases") + "/" + detail::escape_pointer(k)));
+  }
+  s.auto_when_unset = r.strings("auto_when_unset");
+  const json& topk = r.require("auto_topk");
+  if (!topk.is_array()) detail::fail(r.child("auto_topk"), "expected an array");
+  for (std::size_t i = 0; i < topk.size(); ++i) {
+    ObjectReader t(topk[i], fmt::format("/speculative/auto_topk/{}", i));
+    SpeculativeDefaults::Topk entry;
+    if (t.has("architectures")) entry.architectures = t.strings("architectures");
+    if (t.has("algorithms")) entry.algorithms = t.strings("algorithms");
+    entry.topk = detail::expect_int(t.require("topk"), t.child("topk"), 1, 1 << 16);
+    t.finish();
+    s.topk.push_back(std::move(entry));
+  }
+  r.finish();
+  return s;
+}
+
+struct Binding {
+  std::vector<std::string> flags;
+  std::string field;
+};
+
+EngineProfile read_profile(const json& j, const std::string& origin, const ProfileFileReader& read_file) {
   ObjectReader r(j, "");
   r.get("$schema");
   if (detail::expect_int(r.require("schema_version"), "/schema_version", 0, 1000) != 1)
@@ -48,17 +224,152 @@ EngineProfile read_profile(const json& j) {
   if (!launchers.is_array()) detail::fail("/launchers", "expected an array");
   for (std::size_t i = 0; i < launchers.size(); ++i)
     p.launchers.push_back(read_launcher(launchers[i], fmt::format("/launchers/{}", i), p.engine));
+
+  std::vector<Binding> bindings;
+  if (const json* b = r.get("bindings")) {
+    if (!b->is_array()) detail::fail("/bindings", "expected an array");
+    for (std::size_t i = 0; i < b->size(); ++i) {
+      ObjectReader br((*b)[i], fmt::format("/bindings/{}", i));
+      bindings.push_back(Binding{br.strings("flags"), br.string("field")});
+      br.finish();
+    }
+  }
+  if (const json* v = r.get("vocabularies")) {
+    if (!v->is_object()) detail::fail("/vocabularies", "expected an object: name -> vocabulary");
+    for (const auto& [name, voc] : v->items())
+      p.vocabularies.push_back(read_vocabulary(voc, "/vocabularies/" + detail::escape_pointer(name), name));
+  }
+  if (const json* s = r.get("speculative")) p.speculative = read_speculative(*s);
+  if (const json* h = r.get("handoffs")) {
+    if (!h->is_array()) detail::fail("/handoffs", "expected an array");
+    for (std::size_t i = 0; i < h->size(); ++i) {
+      ObjectReader hr((*h)[i], fmt::format("/handoffs/{}", i));
+      p.handoffs.push_back(EngineProfile::Handoff{hr.string("field"), hr.string("value"), hr.string("engine"), hr.string("source")});
+      hr.finish();
+    }
+  }
+  if (const json* g = r.get("grammars")) {
+    if (!g->is_array()) detail::fail("/grammars", "expected an array");
+    for (std::size_t i = 0; i < g->size(); ++i) {
+      const std::string pointer = fmt::format("/grammars/{}", i);
+      ObjectReader gr((*g)[i], pointer);
+      const std::string name = gr.string("name");
+      const std::string since = gr.optional_string("since").value_or("");
+      if (!since.empty() && !parse_release(since)) detail::fail(gr.child("since"), fmt::format("'{}' is not a release", since));
+      // One file, or several whose flags add up (a launcher that takes another parser's flags too).
+      std::vector<std::string> files;
+      if (gr.has("file")) files.push_back(gr.string("file"));
+      if (gr.has("files")) files = gr.strings("files");
+      gr.finish();
+      if (files.empty()) detail::fail(pointer, "a grammar names its \"file\" or \"files\"");
+      if (!read_file) detail::fail(pointer, "this profile was loaded from text: it cannot name other files");
+      Grammar merged;
+      for (std::size_t k = 0; k < files.size(); ++k) {
+        const std::string& file = files[k];
+        const std::string at = gr.has("files") ? fmt::format("{}/files/{}", pointer, k) : pointer + "/file";
+        Result<std::string> text = read_file(file);
+        if (!text) detail::fail(at, text.error().describe());
+        auto parsed = detail::parse_json(*text, fmt::format("{} ({})", file, origin));
+        if (!parsed) detail::fail(at, parsed.error().describe());
+        try {
+          Grammar g = read_grammar(*parsed, name, since, file);
+          if (k == 0) {
+            merged = std::move(g);
+            continue;
+          }
+          merged.source += "; " + g.source;
+          merged.complete = merged.complete && g.complete;
+          for (GrammarFlag& f : g.flags)
+            if (std::none_of(f.names.begin(), f.names.end(), [&](const std::string& n) { return merged.exact(n) != nullptr; }))
+              merged.flags.push_back(std::move(f));
+          index_grammar(merged, file);
+        } catch (const detail::ReadError& e) {
+          detail::fail(at, fmt::format("{}#{}: {}", file, e.pointer, e.what()));
+        }
+      }
+      p.grammars.push_back(std::move(merged));
+    }
+  }
   r.finish();
+  for (const Launcher& l : p.launchers)
+    if (!p.grammars.empty() && !p.grammar(l.grammar))
+      detail::fail("/launchers", fmt::format("launcher '{}' names grammar '{}', which the profile does not have", l.label, l.grammar));
+  // Bindings name a flag by its spellings across releases (and deprecated aliases declared as
+  // flags of their own); each grammar binds what it has.
+  for (Grammar& g : p.grammars)
+    for (const Binding& b : bindings)
+      for (const std::string& name : b.flags)
+        if (const GrammarFlag* f = g.exact(name)) g.flags[static_cast<std::size_t>(f - g.flags.data())].field = b.field;
   return p;
 }
 
 }  // namespace
 
-Result<std::shared_ptr<const EngineProfile>> load_profile(std::string_view json_text, std::string_view origin) {
+// ---- lookups ----
+
+const GrammarFlag* Grammar::exact(std::string_view option) const {
+  auto it = std::lower_bound(index.begin(), index.end(), option,
+                             [](const auto& entry, std::string_view o) { return entry.first < o; });
+  return it != index.end() && it->first == option ? &flags[it->second] : nullptr;
+}
+
+std::vector<const GrammarFlag*> Grammar::prefixed(std::string_view prefix) const {
+  std::vector<const GrammarFlag*> out;
+  auto it = std::lower_bound(index.begin(), index.end(), prefix,
+                             [](const auto& entry, std::string_view o) { return entry.first < o; });
+  for (; it != index.end() && std::string_view(it->first).substr(0, prefix.size()) == prefix; ++it) {
+    const GrammarFlag* f = &flags[it->second];
+    if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
+  }
+  return out;
+}
+
+const GrammarFlag* Grammar::for_field(std::string_view field) const {
+  for (const GrammarFlag& f : flags)
+    if (f.field == field) return &f;
+  return nullptr;
+}
+
+std::vector<std::string> Grammar::option_names() const {
+  std::vector<std::string> out;
+  out.reserve(index.size());
+  for (const auto& entry : index) out.push_back(entry.first);
+  return out;
+}
+
+std::optional<std::optional<std::string>> Vocabulary::find(std::string_view spelling) const {
+  for (const auto& [k, v] : spellings)
+    if (k == spelling) return v;
+  return std::nullopt;
+}
+
+const Grammar* EngineProfile::grammar(std::string_view name, std::string_view release) const {
+  // The newest grammar not newer than the release; the oldest for an older release; the newest without one.
+  const std::optional<ReleaseVersion> wanted = release.empty() ? std::nullopt : parse_release(release);
+  const Grammar *fitting = nullptr, *oldest = nullptr;
+  ReleaseVersion fitting_since{}, oldest_since{};
+  for (const Grammar& g : grammars) {
+    if (g.name != name) continue;
+    const ReleaseVersion since = parse_release(g.since).value_or(ReleaseVersion{});
+    if (!oldest || since < oldest_since) oldest = &g, oldest_since = since;
+    if (wanted && *wanted < since) continue;
+    if (!fitting || fitting_since < since) fitting = &g, fitting_since = since;
+  }
+  return fitting ? fitting : oldest;
+}
+
+const Vocabulary* EngineProfile::vocabulary(std::string_view name) const {
+  for (const Vocabulary& v : vocabularies)
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+Result<std::shared_ptr<const EngineProfile>> load_profile(std::string_view json_text, std::string_view origin,
+                                                         const ProfileFileReader& read_file) {
   auto parsed = detail::parse_json(json_text, origin);
   if (!parsed) return parsed.error();
   try {
-    auto profile = std::make_shared<EngineProfile>(read_profile(*parsed));
+    auto profile = std::make_shared<EngineProfile>(read_profile(*parsed, std::string(origin), read_file));
     profile->origin = std::string(origin);
     return std::shared_ptr<const EngineProfile>(std::move(profile));
   } catch (const detail::ReadError& e) {
@@ -72,13 +383,44 @@ const std::vector<std::shared_ptr<const EngineProfile>>& builtin_profiles() {
     for (const auto& file : embedded::files()) {
       const std::string_view name = file.name;
       if (name.substr(0, 8) != "engines/" || name.size() < 13 || name.substr(name.size() - 13) != "/profile.json") continue;
-      auto profile = load_profile(file.text, fmt::format("built-in:{}", name));
+      const std::string dir(name.substr(0, name.size() - 12));  // "engines/<engine>/"
+      auto profile = load_profile(file.text, fmt::format("built-in:{}", name), [&](std::string_view relative) -> Result<std::string> {
+        const std::string path = dir + std::string(relative);
+        const std::string_view text = embedded::find(path);
+        if (text.data() == nullptr)
+          return Error{ErrorCode::io_error, fmt::format("no built-in data file {}", path), path, {}, {}};
+        return std::string(text);
+      });
       // The build validates the data (tests load every profile); a broken one cannot ship.
       if (profile) out.push_back(*profile);
     }
     return out;
   }();
   return all;
+}
+
+Result<std::shared_ptr<const EngineProfile>> load_profile_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  auto read = [](const fs::path& file) -> Result<std::string> {
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec))
+      return Error{ErrorCode::io_error, "not a regular file", file.string(), {}, {}};
+    std::ifstream in(file, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (!in && !in.eof()) return Error{ErrorCode::io_error, "cannot read the file", file.string(), {}, {}};
+    return text.str();
+  };
+  Result<std::string> text = read(path);
+  if (!text) return text.error();
+  const fs::path dir = fs::path(path).parent_path();
+  return load_profile(*text, path, [&](std::string_view relative) {
+    const fs::path file = dir / std::string(relative);
+    // A profile names files beside it, never elsewhere on the host.
+    if (fs::path(std::string(relative)).is_absolute() || std::string(relative).find("..") != std::string::npos)
+      return Result<std::string>(Error{ErrorCode::invalid_argument, "a profile names files in its own directory", std::string(relative), {}, {}});
+    return read(file);
+  });
 }
 
 Result<std::shared_ptr<const EngineProfile>> builtin_profile(std::string_view engine) {

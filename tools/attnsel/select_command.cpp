@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 
 #include "attnsel/backend_config.hpp"
+#include "attnsel/check.hpp"
+#include "attnsel/launch_args.hpp"
 #include "attnsel/probe.hpp"
 #include "attnsel/render.hpp"
 #include "attnsel/render_probe.hpp"
@@ -22,50 +24,31 @@ namespace {
 
 struct SelectArgs {
   std::optional<std::string> gpu, cuda, model, platform;
-  std::optional<std::string> attention, prefill, decode;
-  std::optional<std::string> linear, linear_prefill, linear_decode;
-  std::optional<std::string> sparse_prefill, sparse_decode;
-  std::optional<int> page_size;
-  std::string kv_dtype = "auto";
-  int topk = 0;
-  std::string spec_mode = "prefill";
-  bool sliding_window = false, multimodal = false, sinks = false, deterministic = false, no_radix = false, strict = false;
+  bool sliding_window = false, multimodal = false, sinks = false, strict = false;
   std::string prefer = "sglang-default";
   std::string dtype = "auto";
   std::optional<std::string> installed;
-  std::optional<std::string> backend_config;
   int device_index = 0;
   bool all_devices = false;
   bool json = false;
   MatrixChoice matrix;
+  const CLI::App* app = nullptr;  // the engine's own flags are what it leaves unparsed
 };
 
+// attnsel's own options. The engine's launch flags (--attention-backend, --page-size, --tp ...)
+// are not declared here: they are parsed with the engine profile's grammar, as the engine would.
 void add_select_options(CLI::App& app, SelectArgs& a) {
+  a.app = &app;
+  app.allow_extras();
   app.add_option("--gpu", a.gpu, "GPU: sm90, sm_90a, 9.0, 90, or a name (H100, B200, \"RTX 5090\", MI300X, gfx942); probed when absent");
   app.add_option("--cuda", a.cuda, "CUDA version X.Y (default: the driver's, or the catalog's assumption with --gpu)");
   app.add_option("--model", a.model, "mha|mla|gdn|dsa, a model id (deepseek-ai/DeepSeek-V3), or a config.json / model directory");
-  app.add_option("--attention-backend", a.attention, "backend for every phase");
-  app.add_option("--prefill-attention-backend", a.prefill, "backend for prefill");
-  app.add_option("--decode-attention-backend", a.decode, "backend for decode");
-  app.add_option("--page-size", a.page_size, "KV cache page size")->check(CLI::Range(1, 1 << 20));
-  app.add_option("--kv-cache-dtype", a.kv_dtype, "auto|bf16|fp8_e4m3|fp8_e5m2|fp4_e2m1")
-      ->check(CLI::IsMember({"auto", "bf16", "bfloat16", "fp8_e4m3", "fp8_e5m2", "fp4_e2m1"}));
-  app.add_option("--speculative-eagle-topk", a.topk, "EAGLE draft tree width (0: no speculative decoding)")
-      ->check(CLI::Range(0, 1 << 16));
-  app.add_option("--speculative-attention-mode", a.spec_mode, "prefill|decode")->check(CLI::IsMember({"prefill", "decode"}));
   app.add_flag("--sliding-window", a.sliding_window, "the model uses sliding-window attention");
   app.add_flag("--multimodal", a.multimodal, "the model is multimodal");
   app.add_flag("--attention-sinks", a.sinks, "the model uses attention sinks (GPT-OSS)");
-  app.add_option("--linear-attn-backend", a.linear, "GDN kernels for every phase");
-  app.add_option("--linear-attn-prefill-backend", a.linear_prefill, "GDN kernels for prefill");
-  app.add_option("--linear-attn-decode-backend", a.linear_decode, "GDN kernels for decode");
-  app.add_option("--dsa-prefill-backend,--nsa-prefill-backend", a.sparse_prefill, "DSA sub-backend for prefill");
-  app.add_option("--dsa-decode-backend,--nsa-decode-backend", a.sparse_decode, "DSA sub-backend for decode");
-  app.add_flag("--enable-deterministic-inference", a.deterministic, "deterministic inference");
-  app.add_flag("--disable-radix-cache", a.no_radix, "the radix (prefix) cache is off");
   app.add_option("--platform", a.platform, "cuda|rocm|npu|xpu|cpu|mps (default: from the GPU)")
       ->check(CLI::IsMember({"cuda", "rocm", "npu", "xpu", "cpu", "mps"}));
-  app.add_option("--prefer", a.prefer, "page-size preference: prefix-reuse|throughput (default: what SGLang does)")
+  app.add_option("--prefer", a.prefer, "page-size preference: prefix-reuse|throughput (default: what the engine does)")
       ->check(CLI::IsMember({"prefix-reuse", "throughput", "sglang-default"}));
   app.add_flag("--strict", a.strict, "documented caveats (e.g. FlashMLA with FP8 KV) are errors");
   app.add_option("--device", a.device_index, "which probed GPU to plan for (default 0)")->check(CLI::NonNegativeNumber);
@@ -75,9 +58,9 @@ void add_select_options(CLI::App& app, SelectArgs& a) {
       ->check(CLI::IsMember({"auto", "fp16", "bf16", "fp32", "float16", "bfloat16", "float32"}));
   app.add_option("--installed", a.installed,
                  "optional Python packages present, comma-separated (e.g. sageattention,st_attn); detected with python3 when absent");
-  app.add_option("--attention-backend-config", a.backend_config,
-                 "backend parameters: a JSON/YAML file, a JSON object, or key=value pairs (diffusion backends)");
   app.add_flag("--json", a.json, "print one JSON object");
+  app.footer("Every other flag is the engine's own launch flag (--attention-backend, --page-size, --kv-cache-dtype, --tp ...),\n"
+             "read with the engine's launch grammar: paste a launch command's flags. `attnsel matrix` lists the backends.");
 }
 
 // --gpu (a comma-separated list plans for each), then ATTNSEL_GPU, then the probe (device
@@ -136,7 +119,6 @@ std::vector<DeviceInfo> devices_from_args(const Catalog& catalog, const SelectAr
   return out;
 }
 
-Request with_flags(Request r, const SelectArgs& a);
 
 // The packages a matrix asks about, looked up with the host's python3 (bounded in time); nullopt
 // when python3 is missing or does not answer: the requirements then stay caveats.
@@ -177,8 +159,45 @@ std::optional<std::vector<std::string>> detect_packages(const Matrix& m) {
   return found;
 }
 
+// The engine's launch flags as the engine would read them, onto a request that has the model.
+Request with_engine_flags(Request r, const SelectArgs& a, const std::shared_ptr<const Matrix>& matrix,
+                          const Catalog& catalog, const LaunchCommand& flags) {
+  auto profile = builtin_profile(matrix->info().engine);
+  if (!profile) throw Failure{kUsage, profile.error().describe()};
+  const Grammar* grammar = (*profile)->grammar("server", a.matrix.release.value_or(""));
+  if (!grammar && !(*profile)->launchers.empty()) grammar = (*profile)->grammar((*profile)->launchers.front().grammar, a.matrix.release.value_or(""));
+  if (!grammar) throw Failure{kUsage, fmt::format("the {} profile has no launch grammar", (*profile)->engine)};
+  CheckOptions options;
+  options.model = r.model;
+  options.strict = a.strict;
+  options.topk_implies_speculative = true;
+  options.installed = r.installed;
+  options.installed_known = r.installed_known;
+  PreparedRequest prepared = prepare_request(matrix, **profile, *grammar, catalog, flags, options);
+  std::string errors;
+  for (const CheckDiagnostic& d : prepared.findings) {
+    const bool named = d.flag.empty() || d.diagnostic.message.find(d.flag) != std::string::npos;
+    const std::string where = named ? std::string() : d.flag + (d.value.empty() ? "" : " " + d.value) + ": ";
+    if (d.diagnostic.severity == Severity::error) errors += fmt::format("{}{}\n", where, d.diagnostic.message);
+    else if (d.diagnostic.rule != "check.model-assumed") std::cerr << fmt::format("note: {}{}\n", where, d.diagnostic.message);
+  }
+  if (!errors.empty()) throw Failure{kUsage, errors.substr(0, errors.size() - 1)};
+  Request out = prepared.request;
+  out.model = r.model;
+  out.model.sliding_window |= a.sliding_window;
+  out.model.multimodal |= a.multimodal;
+  out.model.attention_sinks |= a.sinks;
+  out.dtype = r.dtype;
+  out.installed = r.installed;
+  out.installed_known = r.installed_known;
+  out.prefer = *parse_preference(a.prefer);
+  out.strict = a.strict;
+  return out;
+}
+
 // Everything but the device.
-Request build_request(const Catalog& catalog, const Matrix& matrix, const SelectArgs& a) {
+Request build_request(const Catalog& catalog, const std::shared_ptr<const Matrix>& matrix, const SelectArgs& a) {
+  const Matrix& m = *matrix;
   Request r;
   r.dtype = *parse_compute_dtype(a.dtype);
   if (a.installed) {
@@ -187,68 +206,48 @@ Request build_request(const Catalog& catalog, const Matrix& matrix, const Select
       p = CLI::detail::trim_copy(p);
       if (!p.empty()) r.installed.push_back(p);
     }
-  } else if (auto found = detect_packages(matrix)) {
+  } else if (auto found = detect_packages(m)) {
     r.installed_known = true;
     r.installed = *found;
   }
-  if (a.backend_config) {
-    std::error_code ec;
-    Result<BackendConfig> parsed = parse_backend_config(*a.backend_config);
-    if (std::filesystem::is_regular_file(*a.backend_config, ec)) {
-      std::ifstream in(*a.backend_config, std::ios::binary);
-      std::ostringstream text;
-      text << in.rdbuf();
-      parsed = parse_backend_config_file(text.str(), *a.backend_config);
-    }
-    if (!parsed) {
-      Error e = parsed.error();
-      if (e.where.empty()) e.where = "--attention-backend-config";
-      throw Failure{kUsage, e.describe()};
-    }
-    r.backend_config = std::move(*parsed);
-  }
-  if (!a.model && matrix.info().any_model) {
-    r.model.origin = fmt::format("any model: the {} matrix does not depend on it", matrix.info().engine);
-    return with_flags(r, a);
-  }
-  if (!a.model) throw Failure{kUsage, "--model is required (a kind: mha, mla, gdn, dsa; a model id; or a config.json)"};
-  auto model = resolve_model(catalog, *a.model);
-  if (!model && matrix.info().any_model) {
-    r.model.id = *a.model;
-    r.model.origin = fmt::format("any model: the {} matrix does not depend on it", matrix.info().engine);
-    return with_flags(r, a);
-  }
+  LaunchCommand flags;
+  flags.launcher = "flags";
+  flags.args = a.app->remaining();
+  flags.arg_lines.assign(flags.args.size(), 0);
+  // The model: attnsel's --model, else the engine's own model flag among the launch flags.
+  std::optional<std::string> model = a.model;
   if (!model) {
-    Error e = model.error();
+    auto profile = builtin_profile(m.info().engine);
+    const Grammar* g = profile ? (*profile)->grammar("server") : nullptr;
+    if (g) {
+      ParsedArgs parsed = parse_launch_args(flags, *g);
+      if (const ArgValue* v = parsed.value("model")) model = v->text;
+    }
+  }
+  if (!model && m.info().any_model) {
+    r.model.origin = fmt::format("any model: the {} matrix does not depend on it", m.info().engine);
+    return with_engine_flags(r, a, matrix, catalog, flags);
+  }
+  if (!model) throw Failure{kUsage, "--model is required (a kind: mha, mla, gdn, dsa; a model id; or a config.json)"};
+  auto resolved = resolve_model(catalog, *model);
+  if (!resolved && m.info().any_model) {
+    r.model.id = *model;
+    r.model.origin = fmt::format("any model: the {} matrix does not depend on it", m.info().engine);
+    return with_engine_flags(r, a, matrix, catalog, flags);
+  }
+  if (!resolved) {
+    Error e = resolved.error();
     if (e.where.empty() || e.where == "--model") e.where = "--model";
     throw Failure{kUsage, e.describe()};
   }
-  r.model = *model;
-  return with_flags(r, a);
-}
-
-Request with_flags(Request r, const SelectArgs& a) {
-  r.model.sliding_window |= a.sliding_window;
-  r.model.multimodal |= a.multimodal;
-  r.model.attention_sinks |= a.sinks;
-  r.kv_cache_dtype = *parse_kv_dtype(a.kv_dtype);
-  r.page_size = a.page_size;
-  r.speculative_topk = a.topk;
-  r.speculative_attention_mode = *parse_phase(a.spec_mode);
-  r.attention = {a.attention, a.prefill, a.decode};
-  r.linear = {a.linear, a.linear_prefill, a.linear_decode};
-  r.sparse = {std::nullopt, a.sparse_prefill, a.sparse_decode};
-  r.deterministic = a.deterministic;
-  r.disable_radix_cache = a.no_radix;
-  r.prefer = *parse_preference(a.prefer);
-  r.strict = a.strict;
-  return r;
+  r.model = *resolved;
+  return with_engine_flags(r, a, matrix, catalog, flags);
 }
 
 int run_select(const SelectArgs& a, bool explain) {
   auto matrix = load_matrix_or_fail(a.matrix);
   auto catalog = catalog_or_fail();
-  const Request base = build_request(*catalog, *matrix, a);
+  const Request base = build_request(*catalog, matrix, a);
   std::vector<Selection> plans;
   for (const DeviceInfo& device : devices_from_args(*catalog, a)) {
     Request request = base;
@@ -311,7 +310,8 @@ Command add_select_commands(CLI::App& app) {
     if (*select_cmd) return run_select(*sel, false);
     if (*explain_cmd) return run_select(*exp, true);
     if (!app.get_subcommands().empty()) return std::nullopt;
-    if (!root->model && !root->gpu && !root->platform && !root->matrix.release && root->matrix.engine == "sglang")
+    if (!root->model && !root->gpu && !root->platform && !root->matrix.release && root->matrix.engine == "sglang" &&
+        app.remaining().empty())
       throw Failure{kUsage, "--model is required (a kind: mha, mla, gdn, dsa; a model id; or a config.json)\n\n" + app.help()};
     return run_select(*root, false);
   };

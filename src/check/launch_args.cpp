@@ -1,0 +1,482 @@
+// parse_launch_args(): Python argparse's behaviour over an engine grammar from data. What the
+// engine's parser exits on becomes an error on the flag's line; what it resolves silently (a
+// unique prefix, a deprecated spelling) becomes a note. Values the shell fills in are not checked.
+#include "attnsel/launch_args.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#if defined(ATTNSEL_WITH_YAML) && ATTNSEL_WITH_YAML
+#include <yaml-cpp/yaml.h>
+#define ATTNSEL_ARGS_YAML 1
+#else
+#define ATTNSEL_ARGS_YAML 0
+#endif
+
+#include "core/suggest.hpp"
+
+namespace attnsel {
+namespace {
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+bool expands(std::string_view s) { return s.find('$') != std::string_view::npos || s.find('`') != std::string_view::npos; }
+
+std::string_view strip(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+// Python's int(text): surrounding blanks, a sign, digits with single underscores between them.
+std::optional<long long> python_int(std::string_view s) {
+  s = strip(s);
+  bool negative = false;
+  if (!s.empty() && (s.front() == '+' || s.front() == '-')) negative = s.front() == '-', s.remove_prefix(1);
+  if (s.empty() || s.front() == '_' || s.back() == '_') return std::nullopt;
+  long long value = 0;
+  bool overflow = false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '_') {
+      if (s[i - 1] == '_') return std::nullopt;
+      continue;
+    }
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return std::nullopt;
+    if (value > (1LL << 58)) overflow = true;  // Python ints are unbounded: still valid
+    else value = value * 10 + (s[i] - '0');
+  }
+  if (overflow) return negative ? -(1LL << 60) : (1LL << 60);
+  return negative ? -value : value;
+}
+
+// Python's float(text): also inf, infinity and nan in any case, with a sign.
+bool python_float(std::string_view s) {
+  s = strip(s);
+  std::string t;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '_') {
+      const bool between = i > 0 && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i - 1])) &&
+                           std::isdigit(static_cast<unsigned char>(s[i + 1]));
+      if (!between) return false;
+      continue;
+    }
+    t.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(s[i]))));
+  }
+  std::string_view body = t;
+  if (!body.empty() && (body.front() == '+' || body.front() == '-')) body.remove_prefix(1);
+  if (body == "inf" || body == "infinity" || body == "nan") return true;
+  if (t.empty() || t.find_first_of("xp") != std::string::npos) return false;  // strtod would take hex floats
+  errno = 0;
+  char* end = nullptr;
+  std::strtod(t.c_str(), &end);
+  return end == t.c_str() + t.size();
+}
+
+bool negative_number(std::string_view s) {
+  if (s.size() < 2 || s[0] != '-') return false;
+  s.remove_prefix(1);
+  bool digit = false, dot = false;
+  for (char c : s) {
+    if (std::isdigit(static_cast<unsigned char>(c))) digit = true;
+    else if (c == '.' && !dot) dot = true;
+    else return false;
+  }
+  return digit;
+}
+
+std::string quoted_list(const std::vector<std::string>& names, std::size_t max) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size() && i < max; ++i) out += (i ? ", '" : "'") + names[i] + "'";
+  if (names.size() > max) out += fmt::format(", ... ({} in all)", names.size());
+  return out;
+}
+
+struct Token {
+  std::string text;
+  int line = 0;
+  WordShape shape = WordShape::literal;
+  std::string origin;
+};
+
+class Parser {
+ public:
+  Parser(const LaunchCommand& cmd, const Grammar& g, const ParseOptions& o) : cmd_(cmd), g_(g), o_(o) {
+    out_.grammar = &g;
+    negative_options_ = std::any_of(g.index.begin(), g.index.end(), [](const auto& e) { return negative_number(e.first); });
+  }
+
+  ParsedArgs run() {
+    std::vector<Token> tokens;
+    for (std::size_t k = 0; k < cmd_.args.size(); ++k)
+      tokens.push_back(Token{cmd_.args[k], k < cmd_.arg_lines.size() ? cmd_.arg_lines[k] : cmd_.line, shape_of(k), ""});
+    std::size_t i = 0;
+    if (o_.positional_model && !tokens.empty() && !starts_with(tokens[0].text, "-")) {
+      out_.positional_model = ArgValue{tokens[0].text, "", tokens[0].line, tokens[0].shape, ""};
+      i = 1;
+    }
+    tokens.erase(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(i));
+    expand_config(tokens);
+    parse(tokens);
+    if (cmd_.launcher != "flags") required();
+    return std::move(out_);
+  }
+
+ private:
+  void add(std::string rule, Severity severity, std::string message, const Token& at, std::string flag,
+           std::string value = {}, std::string suggestion = {}) {
+    out_.findings.push_back(ArgFinding{std::move(rule), severity, std::move(message), std::move(flag), std::move(value),
+                                       std::move(suggestion), at.line, at.origin});
+  }
+
+  std::string exits(std::string_view what) const {
+    return fmt::format("{} would exit: {}", o_.engine_title.empty() ? std::string("the engine") : o_.engine_title, what);
+  }
+
+  // The reader's shape; a command given without shapes (argv) still has its $VAR and $(cmd) unknown.
+  WordShape shape_of(std::size_t k) const {
+    const WordShape s = cmd_.shape(k);
+    const std::string& text = cmd_.args[k];
+    if (s != WordShape::literal || !expands(text)) return s;
+    const bool list = text == "$@" || text == "$*" ||
+                      (starts_with(text, "${") && text.size() > 5 &&
+                       (text.compare(text.size() - 4, 4, "[@]}") == 0 || text.compare(text.size() - 4, 4, "[*]}") == 0));
+    return list ? WordShape::words : WordShape::value;
+  }
+
+  // An argument argparse reads as an option rather than a value.
+  bool optional_like(const Token& t) const {
+    const std::string& s = t.text;
+    if (s.size() < 2 || s[0] != '-') return false;
+    if (t.shape != WordShape::literal) return !expands(s.substr(0, s.find('=')));  // "--flag=$X" is an option
+    if (g_.exact(s) || (starts_with(s, "--") && s.find('=') != std::string::npos && g_.exact(s.substr(0, s.find('=')))))
+      return true;
+    if (negative_number(s) && !negative_options_) return false;
+    if (s.find(' ') != std::string::npos) return false;
+    return true;
+  }
+
+  // `--config FILE` (the exact token): the file's keys become flags placed before the whole
+  // command line, so the command line's own flags win (argparse keeps the last occurrence).
+  void expand_config(std::vector<Token>& tokens) {
+    if (g_.config_flag.empty()) return;
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+      if (tokens[i].text != g_.config_flag || tokens[i].shape != WordShape::literal || i + 1 >= tokens.size()) continue;
+      const Token at = tokens[i];
+      const std::string path = tokens[i + 1].text;
+      if (tokens[i + 1].shape != WordShape::literal) {
+        add("args.config", Severity::info,
+            fmt::format("not read: the {} file is named by the shell when the command runs", g_.config_flag), at,
+            g_.config_flag, path);
+        return;
+      }
+      tokens.erase(tokens.begin() + static_cast<std::ptrdiff_t>(i), tokens.begin() + static_cast<std::ptrdiff_t>(i + 2));
+      const std::string_view ext = std::string_view(path).substr(path.rfind('.') == std::string::npos ? path.size() : path.rfind('.'));
+      if (ext != ".yaml" && ext != ".yml") {
+        add("args.config", Severity::error, exits(fmt::format("{} takes a .yaml or .yml file, got {}", g_.config_flag, path)), at,
+            g_.config_flag, path);
+        return;
+      }
+      if (!o_.read_config) {
+        add("args.config", Severity::info,
+            fmt::format("not read: {} files are read only when checking files", g_.config_flag), at, g_.config_flag, path);
+        return;
+      }
+      Result<std::string> text = o_.read_config(path, cmd_);
+      if (!text) {
+        const bool refused = text.error().code == ErrorCode::invalid_argument;
+        add("args.config", refused ? Severity::info : Severity::error,
+            refused ? fmt::format("not read: {}", text.error().message)
+                    : exits(fmt::format("cannot read {} {}: {}", g_.config_flag, path, text.error().message)),
+            at, g_.config_flag, path);
+        return;
+      }
+      std::vector<Token> from_file;
+      if (config_tokens(*text, path, at, from_file)) tokens.insert(tokens.begin(), from_file.begin(), from_file.end());
+      return;  // the engine merges one config file
+    }
+  }
+
+  // YAML keys are flag names; true is the flag alone, false omits it, a list is several values.
+  bool config_tokens(const std::string& text, const std::string& path, const Token& at, std::vector<Token>& out) {
+#if ATTNSEL_ARGS_YAML
+    try {
+      const YAML::Node root = YAML::Load(text);
+      if (root.IsNull()) return true;
+      if (!root.IsMap()) {
+        add("args.config", Severity::error, exits(fmt::format("{} {} is not a mapping of flag names to values", g_.config_flag, path)),
+            at, g_.config_flag, path);
+        return false;
+      }
+      for (const auto& entry : root) {
+        const std::string key = entry.first.Scalar();
+        const int line = entry.first.Mark().line + 1;
+        const std::string flag = "--" + key;
+        const YAML::Node& value = entry.second;
+        const GrammarFlag* f = g_.exact(flag);
+        const std::string scalar = value.IsScalar() ? value.Scalar() : std::string();
+        if (value.IsScalar() && (scalar == "true" || scalar == "True" || scalar == "false" || scalar == "False")) {
+          if (scalar == "true" || scalar == "True" || (f && f->takes_values()))
+            out.push_back(Token{flag, line, WordShape::literal, path});
+          if (f && f->takes_values()) out.push_back(Token{scalar, line, WordShape::literal, path});
+          continue;
+        }
+        if (value.IsSequence() && value.size() == 0) continue;
+        out.push_back(Token{flag, line, WordShape::literal, path});
+        if (value.IsSequence()) {
+          for (const auto& item : value) out.push_back(Token{item.Scalar(), item.Mark().line + 1, WordShape::literal, path});
+        } else if (value.IsScalar()) {
+          out.push_back(Token{value.Scalar(), value.Mark().line + 1, WordShape::literal, path});
+        }
+      }
+      return true;
+    } catch (const YAML::Exception& e) {
+      add("args.config", Severity::error,
+          exits(fmt::format("{} {} is not valid YAML (line {}): {}", g_.config_flag, path, e.mark.line + 1, e.msg)), at,
+          g_.config_flag, path);
+      return false;
+    }
+#else
+    (void)text, (void)out;
+    add("args.config", Severity::info, "not read: this build of attnsel reads no YAML", at, g_.config_flag, path);
+    return false;
+#endif
+  }
+
+  void parse(const std::vector<Token>& tokens) {
+    std::size_t i = 0;
+    bool only_values = false;  // after "--" argparse takes every word as positional
+    while (i < tokens.size()) {
+      const Token& t = tokens[i];
+      if (!only_values && t.text == "--" && t.shape == WordShape::literal) {
+        only_values = true;
+        ++i;
+        continue;
+      }
+      if (t.shape != WordShape::literal && !optional_like(t)) {
+        // "$@", "${ARGS[@]}", "$FLAG": may be any flags at all.
+        if (!out_.open_ended) out_.open_ended_line = t.line;
+        out_.open_ended = true;
+        ++i;
+        continue;
+      }
+      if (only_values || !optional_like(t)) {
+        add("args.positional", Severity::error,
+            exits(fmt::format("unrecognized arguments: {} (it takes no positional arguments here)", t.text)), t, t.text);
+        ++i;
+        continue;
+      }
+      i = option(tokens, i);
+    }
+  }
+
+  // One option at tokens[i] with its values; returns the index after them.
+  std::size_t option(const std::vector<Token>& tokens, std::size_t i) {
+    const Token& t = tokens[i];
+    std::string name = t.text;
+    std::optional<std::string> explicit_value;
+    const GrammarFlag* flag = g_.exact(name);
+    if (!flag && starts_with(name, "--") && name.find('=') != std::string::npos) {
+      explicit_value = name.substr(name.find('=') + 1);
+      name = name.substr(0, name.find('='));
+      flag = g_.exact(name);
+    }
+    if (!flag && g_.allow_abbrev && starts_with(name, "--")) {
+      const std::vector<const GrammarFlag*> matches = g_.prefixed(name);
+      if (matches.size() > 1) {
+        std::vector<std::string> names;
+        for (const GrammarFlag* m : matches) names.push_back(m->names.front());
+        add("args.ambiguous", Severity::error,
+            exits(fmt::format("ambiguous option: {} could match {}", name, quoted_list(names, 6))), t, name);
+        return skip_values(tokens, i + 1);
+      }
+      if (matches.size() == 1) {
+        flag = matches.front();
+        add("args.prefix", Severity::info,
+            fmt::format("{} is read as {}: argparse accepts a unique prefix, but a later release may make it ambiguous; "
+                        "write the full flag",
+                        name, flag->names.front()),
+            t, name, {}, flag->names.front());
+      }
+    }
+    if (!flag) {
+      unknown(t, name);
+      return skip_values(tokens, i + 1);
+    }
+    if (flag->removed) {
+      add("args.removed", Severity::error,
+          exits(fmt::format("{} was removed{}", name,
+                            flag->replacement.empty() ? std::string() : fmt::format("; use {}", flag->replacement))),
+          t, name, {}, flag->replacement);
+      return skip_values(tokens, i + 1);
+    }
+    if (std::find(flag->deprecated_names.begin(), flag->deprecated_names.end(), name) != flag->deprecated_names.end())
+      add("args.deprecated", Severity::info, fmt::format("{} is a deprecated spelling of {}", name, flag->names.front()), t,
+          name, {}, flag->names.front());
+    else if (flag->deprecated)
+      add("args.deprecated", Severity::info,
+          fmt::format("{} is deprecated{}", name,
+                      flag->replacement.empty() ? std::string() : fmt::format("; use {}", flag->replacement)),
+          t, name, {}, flag->replacement);
+
+    if (flag->action == ArgAction::help || flag->action == ArgAction::version) {
+      add("args.help", Severity::info,
+          fmt::format("{} prints the help and exits: nothing is launched, so the rest is not judged", name), t, name);
+      out_.exits_early = true;
+    }
+    ParsedArgs::Given given{flag, name, t.line, {}, t.origin};
+    std::size_t next = i + 1;
+    if (explicit_value) {
+      if (!flag->takes_values()) {
+        add("args.explicit-value", Severity::error,
+            exits(fmt::format("argument {}: ignored explicit argument '{}' ({} takes no value)", name, *explicit_value, name)),
+            t, name, *explicit_value);
+        return next;
+      }
+      given.values.push_back(ArgValue{*explicit_value, name, t.line, expands(*explicit_value) ? WordShape::value : WordShape::literal, t.origin});
+    } else {
+      while (next < tokens.size() && static_cast<int>(given.values.size()) < flag->nargs_max &&
+             !optional_like(tokens[next]) &&
+             !(tokens[next].text == "--" && tokens[next].shape == WordShape::literal)) {
+        const Token& v = tokens[next++];
+        given.values.push_back(ArgValue{v.text, name, t.line, v.shape, v.origin});  // findings sit on the flag's line
+      }
+      const bool maybe_more = std::any_of(given.values.begin(), given.values.end(),
+                                          [](const ArgValue& v) { return v.shape == WordShape::words; });
+      if (static_cast<int>(given.values.size()) < flag->nargs_min && !maybe_more) {
+        const std::string expected = flag->nargs_min == 1 && flag->nargs_max == 1 ? "expected one argument"
+                                     : flag->nargs_max > flag->nargs_min      ? "expected at least one argument"
+                                                                              : fmt::format("expected {} arguments", flag->nargs_min);
+        add("args.missing-value", Severity::error, exits(fmt::format("argument {}: {}", name, expected)), t, name);
+        return next;
+      }
+    }
+    for (const ArgValue& v : given.values) check_value(*flag, name, v);
+    out_.given.push_back(std::move(given));
+    return next;
+  }
+
+  std::size_t skip_values(const std::vector<Token>& tokens, std::size_t i) const {
+    while (i < tokens.size() && tokens[i].shape == WordShape::literal && !optional_like(tokens[i]) && tokens[i].text != "--") ++i;
+    return i;
+  }
+
+  void unknown(const Token& t, const std::string& name) {
+    std::string dashed = name;
+    std::replace(dashed.begin() + (starts_with(dashed, "--") ? 2 : 0), dashed.end(), '_', '-');
+    std::string suggestion;
+    if (dashed != name && g_.exact(dashed)) suggestion = dashed;
+    else suggestion = detail::closest_match(name, g_.option_names());
+    if (!g_.complete || o_.approximate) {
+      add("args.unknown", Severity::info,
+          fmt::format("not checked: {} is not in attnsel's {} launch grammar ({}), which is {}", name,
+                      o_.engine_title.empty() ? std::string("engine") : o_.engine_title, g_.engine_version,
+                      g_.complete ? "of a later release than this command runs" : "incomplete"),
+          t, name, {}, suggestion);
+      return;
+    }
+    std::string message = exits(fmt::format("unrecognized arguments: {}", name));
+    if (dashed != name && suggestion == dashed) message += " (its flags are spelled with dashes)";
+    add("args.unknown", Severity::error, std::move(message), t, name, {}, suggestion);
+  }
+
+  void check_value(const GrammarFlag& f, const std::string& name, const ArgValue& v) {
+    if (!v.known()) return;
+    const Token at{v.text, v.line, v.shape, v.origin};
+    std::optional<long long> as_int;
+    switch (f.type) {
+      case ArgType::integer:
+        as_int = python_int(v.text);
+        if (!as_int) {
+          add("args.type", Severity::error, exits(fmt::format("argument {}: invalid int value: '{}'", name, v.text)), at, name, v.text);
+          return;
+        }
+        break;
+      case ArgType::number:
+        if (!python_float(v.text)) {
+          add("args.type", Severity::error, exits(fmt::format("argument {}: invalid float value: '{}'", name, v.text)), at, name, v.text);
+          return;
+        }
+        break;
+      case ArgType::json:
+        if (!nlohmann::json::accept(v.text)) {
+          add("args.type", Severity::error, exits(fmt::format("argument {}: invalid loads value: '{}'", name, v.text)), at, name, v.text);
+          return;
+        }
+        break;
+      default: break;
+    }
+    if (f.choices.empty()) return;
+    const bool valid = std::any_of(f.choices.begin(), f.choices.end(), [&](const std::string& c) {
+      if (as_int) return python_int(c) == as_int;
+      return c == v.text;
+    });
+    if (valid) return;
+    if (o_.approximate) {
+      add("args.choice", Severity::info,
+          fmt::format("not checked: '{}' is not among {}'s choices in attnsel's launch grammar of {}, a later release than "
+                      "this command runs",
+                      v.text, name, g_.engine_version),
+          at, name, v.text, detail::closest_match(v.text, f.choices));
+      return;
+    }
+    add("args.choice", Severity::error,
+        exits(fmt::format("argument {}: invalid choice: '{}' (choose from {})", name, v.text, quoted_list(f.choices, 40))), at,
+        name, v.text, detail::closest_match(v.text, f.choices));
+  }
+
+  void required() {
+    for (const GrammarFlag& f : g_.flags) {
+      if (!f.required) continue;
+      const bool given = std::any_of(out_.given.begin(), out_.given.end(), [&](const auto& gv) { return gv.flag == &f; });
+      if (given || (out_.positional_model && !f.field.empty() && f.field == "model")) continue;
+      const Token at{"", cmd_.line, WordShape::literal, ""};
+      if (out_.open_ended)
+        add("args.required", Severity::info,
+            fmt::format("{} is required; it is not written here, so it must come from the words the shell expands", f.names.front()),
+            at, f.names.front());
+      else
+        add("args.required", Severity::error, exits(fmt::format("the following arguments are required: {}", f.names.front())), at,
+            f.names.front());
+    }
+  }
+
+  const LaunchCommand& cmd_;
+  const Grammar& g_;
+  const ParseOptions& o_;
+  ParsedArgs out_;
+  bool negative_options_ = false;
+};
+
+}  // namespace
+
+const ArgValue* ParsedArgs::value(std::string_view field) const {
+  for (auto it = given.rbegin(); it != given.rend(); ++it)
+    if (it->flag->field == field && !it->values.empty()) return &it->values.back();
+  if (field == "model" && positional_model) return &*positional_model;
+  return nullptr;
+}
+
+const ParsedArgs::Given* ParsedArgs::flag(std::string_view field) const {
+  for (auto it = given.rbegin(); it != given.rend(); ++it)
+    if (it->flag->field == field) return &*it;
+  return nullptr;
+}
+
+std::vector<std::string> ParsedArgs::unbound() const {
+  std::vector<std::string> out;
+  for (const Given& g : given)
+    if (g.flag->field.empty() && std::find(out.begin(), out.end(), g.flag->names.front()) == out.end())
+      out.push_back(g.flag->names.front());
+  return out;
+}
+
+ParsedArgs parse_launch_args(const LaunchCommand& command, const Grammar& grammar, const ParseOptions& options) {
+  return Parser(command, grammar, options).run();
+}
+
+}  // namespace attnsel
