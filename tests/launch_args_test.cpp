@@ -102,6 +102,9 @@ TEST(LaunchArgs, TypesChoicesAndValues) {
   EXPECT_TRUE(rules(many).empty());
   EXPECT_EQ(many.given[1].values.size(), 3u);
   EXPECT_EQ(rules(parse({"--weights", "m", "stray"})), Rules{"args.positional stray"});
+  // A custom action whose arity the grammar does not know takes a value if one follows, and needs none.
+  EXPECT_TRUE(rules(parse({"--weights", "m", "--legacy", "--verbose"})).empty());
+  EXPECT_TRUE(rules(parse({"--weights", "m", "--legacy", "x"})).empty());
   EXPECT_EQ(rules(parse({"--kernel", "fast"})), Rules{"args.required --weights"});
 }
 

@@ -88,7 +88,10 @@ GrammarFlag read_flag(const json& j, const std::string& pointer) {
     case ArgAction::boolean_optional: f.nargs_min = f.nargs_max = 0; break;
     default: break;
   }
-  if (const json* n = r.get("nargs"); n && !n->is_null()) {
+  const json* nargs_value = r.get("nargs");
+  // A custom Action of unknown arity: take a value when one follows, never demand one.
+  if (f.action == ArgAction::other && (!nargs_value || nargs_value->is_null())) f.nargs_min = 0;
+  if (const json* n = nargs_value; n && !n->is_null()) {
     if (n->is_number_integer()) {
       f.nargs_min = f.nargs_max = detail::expect_int(*n, r.child("nargs"), 0, 1000);
     } else {

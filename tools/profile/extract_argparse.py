@@ -10,6 +10,8 @@ Inputs (read with the standard library's ast module; nothing is imported or run)
                     * python/sglang/srt/server_args.py  (ServerArgs: annotated dataclass fields
                       as above, plus every parser.add_argument(...) call inside add_cli_args)
                     * python/sglang/srt/arg_groups/choices.py  (module constants used as choices)
+                    * python/sglang/srt/arg_groups/argparse_actions.py  (the nargs each custom
+                      Action's __init__ defaults to)
   --manual FILE     optional: take the parser.add_argument(...) calls of add_cli_args from this
                     file instead of <root>/.../server_args.py (used for main, whose own
                     server_args.py is not stored; the flags then carry "file")
@@ -32,7 +34,27 @@ import sys
 SA = "python/sglang/srt/server_args.py"
 FIELDS = "python/sglang/srt/arg_groups/fields"
 CHOICES = "python/sglang/srt/arg_groups/choices.py"
+ACTIONS = "python/sglang/srt/arg_groups/argparse_actions.py"
 UNRESOLVED = object()
+# Custom argparse.Action classes -> the nargs their __init__ defaults to (read from ACTIONS), so a
+# flag declared with action=DeprecatedStoreTrueAction and no nargs is known to take no value.
+ACTION_NARGS = {}
+
+
+def read_action_nargs(path):
+    if not os.path.exists(path):
+        return {}
+    out = {}
+    for node in ast.walk(parse(path)):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for fn in node.body:
+            if isinstance(fn, ast.FunctionDef) and fn.name == "__init__":
+                args = fn.args.args[len(fn.args.args) - len(fn.args.defaults):]
+                for a, d in zip(args, fn.args.defaults):
+                    if a.arg == "nargs" and isinstance(d, ast.Constant):
+                        out[node.name] = d.value
+    return out
 
 
 def parse(path):
@@ -165,6 +187,8 @@ def is_deprecated(action, help_text):
 
 
 def make_flag(names, dest, action, typ, nargs, choices, default, required, help_text, line, consts, choices_node, extra=None):
+    if nargs is None and action in ACTION_NARGS:
+        nargs = ACTION_NARGS[action]
     flag = {"names": names, "dest": dest, "action": action, "type": typ, "nargs": nargs}
     if choices_node is not None and choices is UNRESOLVED:
         flag["choices"] = None
@@ -406,6 +430,7 @@ def main():
     ap.add_argument("--config-merge", default=None)
     ap.add_argument("--allow-abbrev", choices=["true", "false"], help="override (the parser is built in a launcher)")
     args = ap.parse_args()
+    ACTION_NARGS.update(read_action_nargs(os.path.join(args.root, ACTIONS)))
 
     root = args.root
     FSTRING_VARS.update(kv.split("=", 1) for kv in args.fstring)
