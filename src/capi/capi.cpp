@@ -614,7 +614,7 @@ attnsel_status attnsel_request_set_kv_cache_dtype(attnsel_request* request, cons
       return ATTNSEL_OK;
     }
     auto d = parse_kv_dtype(dtype);
-    if (!d) return fail(request, unknown("KV cache dtype", dtype, split_names(kv_dtype_names()), "--kv-cache-dtype"));
+    if (!d) return fail(request, unknown("KV cache dtype", dtype, split_names(kv_dtype_names()), "kv_cache_dtype"));
     request->request.kv_cache_dtype = *d;
     return ATTNSEL_OK;
   });
