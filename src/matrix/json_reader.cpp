@@ -1,4 +1,5 @@
 #include "matrix/json_reader.hpp"
+#include "core/json_text.hpp"
 
 #include <iterator>
 
@@ -23,7 +24,9 @@ std::pair<std::size_t, std::size_t> line_col(std::string_view text, std::size_t 
   return {line, col};
 }
 
-constexpr std::size_t kMaxJsonDepth = 256;
+// Far deeper than any matrix or config (the matrix's own condition limit fires first), shallow
+// enough for the recursive walkers and nlohmann's recursive dump().
+constexpr std::size_t kMaxJsonDepth = 4096;
 
 // Walks a string_view and tells the parser's owner how far the lexer has read: the only way to put
 // a line:col on an error found in a SAX callback (a duplicate key, a too-deep value).
@@ -218,7 +221,7 @@ int expect_int(const json& j, const std::string& pointer, int min, int max) {
     in_range = v <= max && v >= min;
   }
   if (!in_range) {
-    std::string got = j.is_number() ? shorten(j.dump(), 40) : std::string(type_name(j));
+    std::string got = j.is_number() ? shorten(json_text(j), 40) : std::string(type_name(j));
     fail(pointer, fmt::format("expected an integer in [{}, {}], got {}", min, max, got));
   }
   return j.get<int>();

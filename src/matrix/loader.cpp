@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "attnsel/matrix.hpp"
+#include "core/json_text.hpp"
 #include "core/read_file.hpp"
 #include "core/suggest.hpp"
 #include "matrix/compose.hpp"
@@ -463,7 +464,7 @@ class MatrixBuilder {
       c.min = bound("min");
       c.max = bound("max");
       if (c.min && c.max && *c.min > *c.max) fail(p.pointer(), "min is above max");
-      if (const json* d = p.get("default")) c.default_text = d->is_string() ? d->get<std::string>() : d->dump();
+      if (const json* d = p.get("default")) c.default_text = d->is_string() ? d->get<std::string>() : detail::json_text(*d);
       c.description = p.optional_string("description").value_or("");
       p.finish();
       b.config.push_back(std::move(c));
