@@ -5,6 +5,7 @@
 #if defined(ATTNSEL_WITH_YAML) && ATTNSEL_WITH_YAML
 
 #include <algorithm>
+#include <cstdio>
 #include <sstream>
 #include <string>
 #include <unordered_map>
@@ -156,6 +157,15 @@ std::optional<Error> check_yaml(std::string_view text, std::string_view origin, 
   return std::nullopt;
 }
 
+std::optional<YamlProblem> find_yaml_problem(std::string_view text, const YamlLimits& limits) {
+  auto error = check_yaml(text, "", limits);
+  if (!error) return std::nullopt;
+  YamlProblem p{error->message, 0, 0};
+  // where is ":line:col" with an empty origin.
+  if (std::sscanf(error->where.c_str(), ":%d:%d", &p.line, &p.column) != 2) p.line = p.column = 0;
+  return p;
+}
+
 Result<YAML::Node> load_yaml(std::string_view text, std::string_view origin, const YamlLimits& limits) {
   if (auto refused = check_yaml(text, origin, limits)) return *refused;
   try {
@@ -173,6 +183,10 @@ namespace attnsel::detail {
 
 std::optional<Error> check_yaml(std::string_view, std::string_view origin, const YamlLimits&) {
   return Error{ErrorCode::invalid_argument, "this attnsel was built without YAML support (yaml-cpp)", std::string(origin), {}, {}};
+}
+
+std::optional<YamlProblem> find_yaml_problem(std::string_view, const YamlLimits&) {
+  return YamlProblem{"this attnsel was built without YAML support (yaml-cpp)", 0, 0};
 }
 
 }  // namespace attnsel::detail

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "attnsel/error.hpp"
@@ -19,6 +20,15 @@ struct YamlLimits {
   std::size_t max_nodes = 1'000'000;  // scalars and collections, every alias counted as its expansion
   int max_depth = 200;                 // nested collections
 };
+
+// What check_yaml() found, with a 1-based line and column (0 when unknown) relative to `text`,
+// for callers that place findings in a larger file themselves (a YAML block inside a script).
+struct YamlProblem {
+  std::string message;
+  int line = 0;
+  int column = 0;
+};
+std::optional<YamlProblem> find_yaml_problem(std::string_view text, const YamlLimits& limits = {});
 
 // Checks the first document of `text` in one pass over the parser's events, linear in its size:
 // an alias to an anchor whose node is still open (a cycle), more than max_nodes nodes once aliases

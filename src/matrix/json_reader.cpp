@@ -97,12 +97,14 @@ class DomBuilder {
     return true;
   }
 
-  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) {
+  bool parse_error(std::size_t position, const std::string& last_token, const nlohmann::detail::exception& e) {
     std::string what = e.what();
     // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error while parsing ..." -> the tail.
     auto pos = what.find(": ");
     if (pos == std::string::npos || what.compare(0, 26, "[json.exception.out_of_ran") == 0) pos = what.find("] ");
     if (pos != std::string::npos) what = what.substr(pos + 2);
+    // A number out of range (406) is reported after its last digit: point at its first.
+    if (e.id == 406 && position >= last_token.size()) position -= last_token.size() - 1;
     stop(position == 0 ? 0 : position - 1, what);
     return false;
   }
@@ -178,9 +180,13 @@ Result<json> parse_json(std::string_view text, std::string_view origin) {
     auto [line, col] = line_col(text, offset);
     return Error{ErrorCode::parse_error, shorten(message, 300), fmt::format("{}:{}:{}", origin, line, col), {}, {}};
   };
+  // UTF-16 and UTF-32 text is full of NUL bytes: say what it is, at its start.
+  const bool bom16 = text.size() >= 2 && ((text[0] == '\xFF' && text[1] == '\xFE') || (text[0] == '\xFE' && text[1] == '\xFF'));
+  if (bom16 || (text.size() >= 2 && (text[0] == '\0' || text[1] == '\0')))
+    return located(0, "UTF-16 or UTF-32 text (NUL bytes, U+0000): JSON files are read as UTF-8");
   // nlohmann stops at a NUL byte as at the end of input: what follows would be dropped unread.
   if (const auto nul = text.find('\0'); nul != std::string_view::npos)
-    return located(nul, "a NUL byte: a JSON file is text, and nothing after this byte would be read");
+    return located(nul, "a NUL byte (U+0000): a JSON file is text, and nothing after this byte would be read");
   const char* read_up_to = text.data();
   DomBuilder builder(&read_up_to);
   const TrackedIterator first(text.data(), &read_up_to), last(text.data() + text.size(), &read_up_to);
