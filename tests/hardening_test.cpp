@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnsel/backend_config.hpp"
+#include "attnsel/input.hpp"
 #include "attnsel/render.hpp"
 #include "core/json_text.hpp"
 #include "core/read_file.hpp"
@@ -274,6 +275,13 @@ TEST(TerminalSafe, EscapesControlsAndKeepsUtf8) {
   EXPECT_EQ(terminal_safe("\x1b[1;31mred\x1b[0m", true), "\x1b[1;31mred\x1b[0m");
   EXPECT_EQ(terminal_safe("\x1b[1;31mred\x1b[0m", false), "\\x1B[1;31mred\\x1B[0m");
   EXPECT_EQ(terminal_safe("\x1b[2J", true), "\\x1B[2J") << "only colours pass";
+}
+
+TEST(PublicInputApi, ForwardsToTheBoundedReaderAndTheEscaper) {
+  auto dir = read_input_file("/");
+  ASSERT_FALSE(dir.ok());
+  EXPECT_EQ(dir.error().message, "is a directory, not a file");
+  EXPECT_EQ(escape_for_terminal("a\x1b[2Jb"), "a\\x1B[2Jb");
 }
 
 TEST(ColorWanted, HonoursNoColorAndDumbTerminals) {

@@ -1,5 +1,7 @@
 #include "core/read_file.hpp"
 
+#include "attnsel/input.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -85,3 +87,15 @@ Result<std::string> read_file_bounded(const std::string& path, std::size_t limit
 }
 
 }  // namespace attnsel::detail
+
+namespace attnsel {
+
+Result<std::string> read_input_file(const std::string& path, std::size_t limit, bool allow_special) {
+  return detail::read_file_bounded(path, limit, allow_special);
+}
+
+Result<std::string> read_input_fd(int fd, std::string_view name, std::size_t limit) {
+  return detail::read_fd_bounded(fd, name, limit);
+}
+
+}  // namespace attnsel

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "attnsel/input.hpp"
 #include "attnsel/render.hpp"
 
 namespace attnsel::detail {
@@ -133,6 +134,8 @@ std::string terminal_safe(std::string_view text, bool keep_colors) {
 }  // namespace attnsel::detail
 
 namespace attnsel {
+
+std::string escape_for_terminal(std::string_view text, bool keep_colors) { return detail::terminal_safe(text, keep_colors); }
 
 bool color_wanted(bool is_terminal) {
   const char* no_color = std::getenv("NO_COLOR");
