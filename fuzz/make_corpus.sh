@@ -5,11 +5,13 @@
 #   config         tests/fixtures/configs
 #   gpu_name       every GPU and architecture name of data/gpus.json, spellings of compute capabilities
 #   select         fuzz/seeds/select (requests encoded as fuzz/targets.hpp decode_request reads them)
+#   backend_config fuzz/seeds/backend_config (first byte: 0 YAML file, 1 JSON file, 2 inline text)
+#   yaml_budget    every YAML file under tests/fixtures and fuzz/seeds/yaml_budget
 # Usage: fuzz/make_corpus.sh OUT_DIR        (existing files in OUT_DIR are kept: libFuzzer adds to them)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${1:?usage: $0 OUT_DIR}
-mkdir -p "$out"/{matrix_loader,launch,config,gpu_name,select}
+mkdir -p "$out"/{matrix_loader,launch,config,gpu_name,select,backend_config,yaml_budget}
 
 cp "$root"/data/*.json "$root"/tests/fixtures/matrices/*.json "$root"/tests/fixtures/matrices/bad/*.json \
    "$root"/tests/cases/*.json "$out/matrix_loader/"
@@ -36,4 +38,10 @@ for spelling in sm90 sm_90a sm100f compute_90 9.0 90 12.1 121 "NVIDIA H100 80GB 
 done
 
 cp "$root"/fuzz/seeds/select/* "$out/select/"
+cp "$root"/fuzz/seeds/backend_config/* "$out/backend_config/"
+cp "$root"/fuzz/seeds/yaml_budget/* "$out/yaml_budget/"
+while IFS= read -r f; do
+  cp "$f" "$out/yaml_budget/$(echo "$f" | tr / _)"
+  { printf '\000'; cat "$f"; } > "$out/backend_config/yaml-$(echo "$f" | tr / _)"
+done < <(cd "$root" && find tests/fixtures -name '*.yaml' -o -name '*.yml')
 echo "seeded $(find "$out" -type f | wc -l) files under $out"

@@ -4,6 +4,7 @@
 // invariant through fuzz_check) is a bug.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -15,11 +16,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attnsel/backend_config.hpp"
 #include "attnsel/catalog.hpp"
 #include "attnsel/launch.hpp"
 #include "attnsel/matrix.hpp"
 #include "attnsel/render.hpp"
 #include "attnsel/selection.hpp"
+#include "core/yaml_load.hpp"
 
 namespace attnsel::fuzz {
 
@@ -230,6 +233,42 @@ inline int selection(const std::uint8_t* data, std::size_t size) {
   (void)render_explain(*s);
   const std::string j = render_json(*s);
   fuzz_check(nlohmann::json::accept(j), "render_json() is not JSON");
+  return 0;
+}
+
+// ---- --attention-backend-config ----
+
+// The first byte picks the form: 0 mod 3 a .yaml file, 1 a .json file, 2 the inline text. An accepted
+// YAML file was walked whole (aliases expanded) by the reader: the budget is what keeps that bounded.
+inline int backend_config(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  const std::string_view text = as_text(data + 1, size - 1);
+  const int form = data[0] % 3;
+  auto c = form == 0 ? parse_backend_config_file(text, "fuzz.yaml")
+           : form == 1 ? parse_backend_config_file(text, "fuzz.json")
+                       : parse_backend_config(text);
+  if (!c) {
+    check_error(c.error());
+    return 0;
+  }
+  std::vector<std::string> keys;
+  for (const auto& entry : c->entries) keys.push_back(entry.first);
+  std::sort(keys.begin(), keys.end());
+  fuzz_check(std::adjacent_find(keys.begin(), keys.end()) == keys.end(), "a parameter given twice was accepted");
+  return 0;
+}
+
+// ---- the YAML budget (src/core/yaml_load): manifests and backend configs go through it ----
+
+// Small limits, so that the fuzzer reaches them: every refusal is located, none throws or hangs.
+inline int yaml_budget(const std::uint8_t* data, std::size_t size) {
+  detail::YamlLimits limits;
+  limits.max_nodes = 5000;
+  limits.max_depth = 40;
+  if (auto refused = detail::check_yaml(as_text(data, size), "fuzz.yaml", limits)) {
+    check_error(*refused);
+    fuzz_check(refused->where.rfind("fuzz.yaml", 0) == 0, "a YAML error that does not name the file");
+  }
   return 0;
 }
 

@@ -189,6 +189,9 @@ TEST_F(CApi, MatrixLoadFailuresStillGiveAHandleWithTheReason) {
        [](attnsel_matrix** out) { return attnsel_matrix_load_string(nullptr, 5, nullptr, out); }},
       {"origin not UTF-8", ATTNSEL_ERR_INVALID_ARGUMENT, "UTF-8",
        [](attnsel_matrix** out) { return attnsel_matrix_load_string("{}", 2, "\xff\xfe", out); }},
+      // The explicit size counts: bytes after a NUL were dropped unread.
+      {"bytes after a NUL", ATTNSEL_ERR_PARSE, "nul.json:1:3",
+       [](attnsel_matrix** out) { return attnsel_matrix_load_string("{}\0{\"x\"", 7, "nul.json", out); }},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -285,6 +288,14 @@ TEST_F(CApi, JsonIsTheCppRendering) {
   const char* again = nullptr;
   ASSERT_EQ(attnsel_result_json(result, 2, &again), ATTNSEL_OK);
   EXPECT_EQ(again, pretty);
+  // Indents past nlohmann's buffer read past it (1100) or crashed (100000): clamped to 16.
+  const char *wide = nullptr, *huge = nullptr, *sixteen = nullptr;
+  ASSERT_EQ(attnsel_result_json(result, 1100, &wide), ATTNSEL_OK);
+  ASSERT_EQ(attnsel_result_json(result, 100000, &huge), ATTNSEL_OK);
+  ASSERT_EQ(attnsel_result_json(result, 16, &sixteen), ATTNSEL_OK);
+  EXPECT_EQ(std::string(wide), sixteen);
+  EXPECT_EQ(std::string(huge), sixteen);
+  EXPECT_EQ(json::parse(wide), json::parse(compact));
 }
 
 TEST_F(CApi, InvalidPlanIsAResultWithReasons) {

@@ -17,6 +17,7 @@
 
 #include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -152,7 +153,7 @@ std::vector<BadInput> corpus() {
       {"matrix_not_json", {"--gpu", "sm90", "--model", "mla", "--matrix", F("matrix-not-json.txt")}, {"invalid matrix:", "matrix-not-json.txt:1:2"}},
       {"matrix_duplicate_top_level_key", {"--gpu", "sm90", "--model", "mla", "--matrix", F("matrix-duplicate-top-key.json")}, {"duplicate key \"backends\""}},
       {"matrix_utf16", {"--gpu", "sm90", "--model", "mla", "--matrix", F("matrix-utf16.json")}, {"matrix-utf16.json:1:1"}},
-      {"matrix_missing_file", {"--gpu", "sm90", "--model", "mla", "--matrix", "/nonexistent/sglang.json"}, {"/nonexistent/sglang.json", "cannot open the matrix file"}},
+      {"matrix_missing_file", {"--gpu", "sm90", "--model", "mla", "--matrix", "/nonexistent/sglang.json"}, {"/nonexistent/sglang.json", "cannot open: No such file or directory"}},
       {"matrix_from_environment", {"--gpu", "sm90", "--model", "mla"}, {"invalid matrix:", "matrix-not-json.txt"}, {{"ATTNSEL_MATRIX", F("matrix-not-json.txt")}}},
       {"matrix_command_bad_matrix", {"matrix", "--matrix", F("matrix-not-json.txt")}, {"invalid matrix:"}},
       {"matrix_lint_bad_matrix", {"matrix", "lint", "--matrix", F("matrix-not-json.txt")}, {"invalid matrix:"}},
@@ -282,6 +283,157 @@ TEST_F(CliHugeFiles, EndlessMatrixFileIsRefused) {
   if (ATTNSEL_TEST_SANITIZED) GTEST_SKIP() << "needs an address-space limit, which sanitizers cannot run under";
   const CliRun r = run_cli({"--gpu", "sm90", "--model", "mla", "--matrix", "/dev/zero"}, {}, 30);
   expect_refused(r, {"invalid matrix:", "/dev/zero"});
+}
+
+// ---- issue 11: hostile inputs, round two (each was an abort, a hang or gigabytes before) ----
+
+// Never a crash, never a sanitizer report, never a dump.
+void expect_no_crash(const CliRun& r) {
+  EXPECT_FALSE(r.timed_out) << shown(r);
+  EXPECT_EQ(r.signal, 0) << shown(r);
+  for (const char* crash : {"terminate called", "Sanitizer", "runtime error:", "Segmentation", "Aborted", "std::bad_alloc"})
+    EXPECT_EQ(r.out.find(crash), std::string::npos) << crash << "\n" << shown(r);
+}
+
+class CliHostile : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = fs::temp_directory_path() / ("attnsel-hostile-" + std::to_string(getpid()));
+    fs::create_directories(dir_);
+    auto write = [](const std::string& name, const std::string& text) { std::ofstream(dir_ / name, std::ios::binary) << text; };
+    write("cycle.yaml", "x: &a [*a]\n");
+    std::string laughs = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+    for (int i = 1; i < 10; ++i) {
+      laughs += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+      for (int k = 0; k < 10; ++k) laughs += (k ? ", *a" : "*a") + std::to_string(i - 1);
+      laughs += "]\n";
+    }
+    write("laughs.yaml", laughs);
+    write("bad-utf8.yaml", "k: [\"\xff\"]\n");
+    write("dup.yaml", "sparsity: 0.5\nsparsity: 0.9\n");
+    write("nul.json", std::string("{}\0{\"x\"", 7));
+    write("e400.json", "{\n  \"schema_version\": 1e400\n}\n");
+    write("dup.json", "{\n  \"a\": 1,\n  \"a\": 2\n}\n");
+    mkfifo((dir_ / "fifo.json").c_str(), 0600);
+    // A base of 300 MB (sparse): "extends" must not get around the 64 MiB cap.
+    { std::ofstream(dir_ / "huge-base.json"); }
+    fs::resize_file(dir_ / "huge-base.json", 300u << 20);
+    write("extends-huge.json", "{\"extends\": \"huge-base.json\", \"schema_version\": 1}");
+    // An overlay with 20k rules over the built-in matrix.
+    std::string overlay = "{\"extends\": \"sglang.json\", \"schema_version\": 1, \"rules\": [";
+    for (int i = 0; i < 20000; ++i)
+      overlay += std::string(i ? "," : "") + "{\"id\": \"r" + std::to_string(i) +
+                 "\", \"scope\": \"request\", \"severity\": \"info\", \"when\": {\"kind\": \"dsa\"}, \"message\": \"m\", \"source\": \"s\"}";
+    write("overlay-20k.json", overlay + "]}");
+    // A config.json with 200k objects in layer_types (13 s with the callback parser).
+    std::string config = "{\"architectures\": [\"LlamaForCausalLM\"], \"model_type\": \"llama\", \"layer_types\": [";
+    for (int i = 0; i < 200000; ++i) config += i ? ",{}" : "{}";
+    fs::create_directories(dir_ / "model-200k");
+    std::ofstream(dir_ / "model-200k" / "config.json") << config << "]}";
+    // Model directories whose config.json is not a file.
+    fs::create_directories(dir_ / "model-dir" / "config.json");
+    fs::create_directories(dir_ / "model-fifo");
+    mkfifo((dir_ / "model-fifo" / "config.json").c_str(), 0600);
+    fs::create_directories(dir_ / "model-loop");
+    fs::create_symlink("config.json", dir_ / "model-loop" / "config.json");
+  }
+  static void TearDownTestSuite() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  static std::string at(const std::string& name) { return (dir_ / name).string(); }
+  static std::vector<std::string> diffusion(const std::string& config) {
+    return {"--engine", "sglang-diffusion", "--gpu", "sm90", "--attention-backend", "sliding_tile_attn",
+            "--installed", "st_attn", "--attention-backend-config", config};
+  }
+  static fs::path dir_;
+};
+fs::path CliHostile::dir_;
+
+TEST_F(CliHostile, YamlAliasCycleIsRefusedWithItsLine) {  // was SIGSEGV
+  REQUIRE_CLI();
+  expect_refused(run_cli(diffusion(at("cycle.yaml"))), {"cycle.yaml:1:8", "a cycle"});
+}
+
+TEST_F(CliHostile, YamlBillionLaughsIsRefusedInBoundedTimeAndMemory) {  // was 2 GB and no end in 20 s
+  REQUIRE_CLI();
+  const CliRun r = run_cli(diffusion(at("laughs.yaml")), {}, 30);
+  expect_refused(r, {"laughs.yaml:", "more than 1000000 YAML nodes"});
+  EXPECT_LT(r.seconds, 10.0) << "expected milliseconds";
+}
+
+TEST_F(CliHostile, YamlDuplicateKeyIsRefused) {  // the last one won silently
+  REQUIRE_CLI();
+  expect_refused(run_cli(diffusion(at("dup.yaml"))), {"dup.yaml:2:1", "duplicate key \"sparsity\""});
+}
+
+TEST_F(CliHostile, InvalidUtf8InAYamlConfigNeverAborts) {  // was exit 134 even without --json
+  REQUIRE_CLI();
+  for (const bool json : {false, true}) {
+    std::vector<std::string> args = diffusion(at("bad-utf8.yaml"));
+    if (json) args.push_back("--json");
+    const CliRun r = run_cli(args);
+    expect_no_crash(r);
+    EXPECT_NE(r.exit_code, 134) << shown(r);
+  }
+}
+
+TEST_F(CliHostile, InvalidUtf8InNamesNeverAbortsJsonOutput) {  // --matrix $'m\xff.json' --json
+  REQUIRE_CLI();
+  fs::copy_file(at("dup.json"), at("m\xff.json"), fs::copy_options::overwrite_existing);
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"--gpu", "sm90", "--model", "mla", "--matrix", at("m\xff.json"), "--json"},
+           {"--gpu", "sm90", "--model", "/x/bad\xff" "dir", "--json"},
+           {"--gpu", "sm90", "--model", "mla", "--attention-backend", "\xff", "--json"}}) {
+    const CliRun r = run_cli(args);
+    expect_no_crash(r);
+    EXPECT_EQ(r.exit_code, 2) << shown(r);
+  }
+}
+
+TEST_F(CliHostile, MatrixReadErrorsSayWhy) {
+  REQUIRE_CLI();
+  expect_refused(run_cli({"--gpu", "sm90", "--model", "mla", "--matrix", at("fifo.json")}, {}, 20), {"FIFO", "not a regular file"});
+  expect_refused(run_cli({"--gpu", "sm90", "--model", "mla"}, {{"ATTNSEL_MATRIX", at("fifo.json")}}, 20), {"FIFO"});
+  expect_refused(run_cli({"--gpu", "sm90", "--model", "mla", "--matrix", "/proc/self/mem"}), {"/proc/self/mem", "cannot read"});
+  expect_refused(run_cli({"--gpu", "sm90", "--model", "mla", "--matrix", at("no-such.json")}), {"cannot open", "No such file"});
+}
+
+TEST_F(CliHostile, MatrixSyntaxErrorsHaveLineAndColumn) {
+  REQUIRE_CLI();
+  expect_refused(run_cli({"--gpu", "sm90", "--model", "mla", "--matrix", at("nul.json")}), {"nul.json:1:3", "NUL byte"});
+  expect_refused(run_cli({"--gpu", "sm90", "--model", "mla", "--matrix", at("e400.json")}), {"e400.json:2:21", "1e400"});
+  expect_refused(run_cli({"--gpu", "sm90", "--model", "mla", "--matrix", at("dup.json")}), {"dup.json:3:3", "duplicate key \"a\""});
+}
+
+TEST_F(CliHostile, ExtendsOfAHugeFileIsRefusedBeforeReading) {  // was 1.2 GB RSS
+  REQUIRE_CLI();
+  const CliRun r = run_cli({"--gpu", "sm90", "--model", "mla", "--matrix", at("extends-huge.json")});
+  expect_refused(r, {"huge-base.json", "larger than 64 MiB"});
+  EXPECT_LT(r.seconds, 10.0);
+}
+
+TEST_F(CliHostile, OverlayWithTwentyThousandRulesLoadsInLinearTime) {  // was 43 s, > 90 s here
+  REQUIRE_CLI();
+  const CliRun r = run_cli({"--gpu", "sm90", "--model", "mla", "--matrix", at("overlay-20k.json")}, {}, 120);
+  expect_no_crash(r);
+  EXPECT_EQ(r.exit_code, 0) << shown(r);
+  EXPECT_LT(r.seconds, 30.0) << "about 1 s expected";
+}
+
+TEST_F(CliHostile, LayerTypesOfTwoHundredThousandObjectsParseInLinearTime) {  // was 9 to 13 s
+  REQUIRE_CLI();
+  const CliRun r = run_cli({"--gpu", "sm90", "--model", at("model-200k")}, {}, 120);
+  expect_no_crash(r);
+  EXPECT_EQ(r.exit_code, 0) << shown(r);
+  EXPECT_LT(r.seconds, 30.0) << "well under a second expected";
+}
+
+TEST_F(CliHostile, ConfigJsonThatIsNotAFileSaysSo) {  // was "unknown model ... not a model directory"
+  REQUIRE_CLI();
+  expect_refused(run_cli({"--gpu", "sm90", "--model", at("model-dir")}), {"config.json", "is a directory"});
+  expect_refused(run_cli({"--gpu", "sm90", "--model", at("model-fifo")}, {}, 20), {"config.json", "FIFO"});
+  expect_refused(run_cli({"--gpu", "sm90", "--model", at("model-loop")}), {"config.json", "symbolic links"});
 }
 
 }  // namespace

@@ -23,6 +23,7 @@ const Named kTargets[] = {
     {"matrix_loader", attnsel::fuzz::matrix_loader}, {"launch", attnsel::fuzz::launch_commands},
     {"config", attnsel::fuzz::model_config},         {"gpu_name", attnsel::fuzz::gpu_name},
     {"select", attnsel::fuzz::selection},
+    {"backend_config", attnsel::fuzz::backend_config}, {"yaml_budget", attnsel::fuzz::yaml_budget},
 };
 
 std::string read(const fs::path& p) {
@@ -63,6 +64,8 @@ TEST(FuzzRegressions, SeedsReplayCleanly) {
   EXPECT_GT(replay(attnsel::fuzz::matrix_loader, tests / "fixtures" / "matrices" / "bad"), 30u);
   EXPECT_GT(replay(attnsel::fuzz::model_config, tests / "fixtures" / "configs"), 5u);
   EXPECT_GT(replay(attnsel::fuzz::selection, source / "fuzz" / "seeds" / "select"), 5u);
+  EXPECT_GT(replay(attnsel::fuzz::backend_config, source / "fuzz" / "seeds" / "backend_config"), 5u);
+  EXPECT_GT(replay(attnsel::fuzz::yaml_budget, source / "fuzz" / "seeds" / "yaml_budget"), 3u);
   for (const char* name : {"sm90", "sm_90a", "H100\n12.8", "NVIDIA H100 80GB HBM3", "sm_9999\n12.x", "gfx942\n12.8"})
     attnsel::fuzz::gpu_name(reinterpret_cast<const std::uint8_t*>(name), std::char_traits<char>::length(name));
   for (const auto& entry : fs::directory_iterator(tests / "fixtures" / "check")) {

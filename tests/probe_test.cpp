@@ -3,9 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <climits>
+#include <filesystem>
+#include <fstream>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -52,6 +56,7 @@ struct FakeHost {
   std::vector<FakeGpu> gpus;
   std::map<std::pair<std::string, unsigned>, int> failures;  // (call, physical index) -> code
   int shutdowns = 0;
+  std::optional<unsigned> reported_count;  // what nvmlDeviceGetCount_v2 says, when not gpus.size()
 
   int fails(const std::string& call, unsigned index) const {
     const auto it = failures.find({call, index});
@@ -87,7 +92,7 @@ nvmlReturn_t fake_nvml_shutdown() {
 }
 nvmlReturn_t fake_nvml_count(unsigned* count) {
   if (g_host.count_rc != 0) return g_host.count_rc;
-  *count = static_cast<unsigned>(g_host.gpus.size());
+  *count = g_host.reported_count ? *g_host.reported_count : static_cast<unsigned>(g_host.gpus.size());
   return NVML_SUCCESS;
 }
 nvmlReturn_t fake_nvml_handle(unsigned index, nvmlDevice_t* device) {
@@ -868,6 +873,145 @@ TEST(ProbeReal, NeverThrowsAndSaysWhatItTried) {
   if (report.devices.empty()) {
     EXPECT_TRUE(contains(render_probe_text(report, false), "No GPU found"));
   }
+}
+
+// ---- hostile drivers and sysfs trees (issue 11) ----
+
+TEST_F(Probe, ADriverReportingAHundredMillionDevicesIsReadUpTo64) {
+  g_host.gpus = {kH100};
+  g_host.reported_count = 100000000;
+  const NvmlApi nvml = fake_nvml();
+  const CudaDriverApi cuda = missing_cuda();
+  const auto start = std::chrono::steady_clock::now();
+  const ProbeReport report = run(nvml, cuda);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5)) << "expected milliseconds";
+  EXPECT_FALSE(report.timed_out);
+  EXPECT_LE(report.devices.size(), 64u);
+  EXPECT_LE(report.attempts.size(), 200u);
+  bool warned = false;
+  for (const std::string& w : report.warnings) warned = warned || contains(w, "reading the first 64");
+  EXPECT_TRUE(warned);
+}
+
+struct ImpossibleCc {
+  int major;
+  int minor;
+};
+class ImpossibleComputeCapability : public Probe, public ::testing::WithParamInterface<ImpossibleCc> {};
+
+TEST_P(ImpossibleComputeCapability, MarksTheDeviceInvalidAndAsksForGpu) {
+  g_host.gpus = {FakeGpu{"NVIDIA H100 80GB HBM3", "GPU-1", "00000000:19:00.0", GetParam().major, GetParam().minor, 1}};
+  const NvmlApi nvml = fake_nvml();
+  const CudaDriverApi cuda = missing_cuda();
+  const ProbeReport report = run(nvml, cuda);
+  ASSERT_EQ(report.devices.size(), 1u);
+  const DeviceInfo& d = report.devices[0];
+  EXPECT_TRUE(contains(d.invalid, "which no GPU has")) << d.invalid;
+  EXPECT_FALSE(d.compute_capability.has_value());
+  EXPECT_TRUE(d.arch.empty());
+  ASSERT_FALSE(report.warnings.empty());
+  EXPECT_TRUE(contains(report.warnings.back(), "pass --gpu")) << report.warnings.back();
+}
+
+INSTANTIATE_TEST_SUITE_P(Driver, ImpossibleComputeCapability,
+                         ::testing::Values(ImpossibleCc{INT_MIN, 0}, ImpossibleCc{99, 99}, ImpossibleCc{0, 0},
+                                           ImpossibleCc{9, -1}, ImpossibleCc{INT_MAX, INT_MAX}));
+
+TEST_F(Probe, RealComputeCapabilitiesStayValid) {
+  g_host.gpus = {kH100, kL40S, kB200};
+  const NvmlApi nvml = fake_nvml();
+  const CudaDriverApi cuda = missing_cuda();
+  for (const DeviceInfo& d : run(nvml, cuda).devices) EXPECT_TRUE(d.invalid.empty()) << d.name << ": " << d.invalid;
+}
+
+// A scratch sysfs tree: nodes/1 with the given properties file (or a link to `link_to`).
+class HostileSysfs : public Probe {
+ protected:
+  void SetUp() override {
+    Probe::SetUp();
+    char pattern[] = "/tmp/attnsel-sysfs-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    root_ = pattern;
+    std::filesystem::create_directories(root_ + "/nodes/1");
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+  std::string root_;
+};
+
+TEST_F(HostileSysfs, PropertiesThatAreDevZeroAreRefusedNotRead) {
+  std::filesystem::create_symlink("/dev/zero", root_ + "/nodes/1/properties");
+  const NvmlApi nvml = missing_nvml();
+  const CudaDriverApi cuda = missing_cuda();
+  const ProbeReport report = run(nvml, cuda, {}, root_ + "/nodes");
+  EXPECT_TRUE(report.devices.empty());
+  const ProbeAttempt* a = find_attempt(report, root_ + "/nodes/1/properties");
+  ASSERT_NE(a, nullptr);
+  EXPECT_FALSE(a->ok);
+  EXPECT_TRUE(contains(a->detail, "character device")) << a->detail;
+}
+
+TEST_F(HostileSysfs, AGfxIdOfTwoToThe64MinusOneIsInvalid) {
+  std::ofstream(root_ + "/nodes/1/properties") << "gfx_target_version 18446744073709551615\n";
+  const NvmlApi nvml = missing_nvml();
+  const CudaDriverApi cuda = missing_cuda();
+  const ProbeReport report = run(nvml, cuda, {}, root_ + "/nodes");
+  ASSERT_EQ(report.devices.size(), 1u);
+  EXPECT_TRUE(contains(report.devices[0].invalid, "which no AMD GPU has")) << report.devices[0].invalid;
+  EXPECT_TRUE(report.devices[0].arch.empty());
+}
+
+TEST_F(HostileSysfs, AHugeNameFileIsCutToAName) {
+  std::ofstream(root_ + "/nodes/1/properties") << "gfx_target_version 90402\n";
+  std::ofstream(root_ + "/nodes/1/name") << std::string(100000, 'x') << "\n";
+  const NvmlApi nvml = missing_nvml();
+  const CudaDriverApi cuda = missing_cuda();
+  const ProbeReport report = run(nvml, cuda, {}, root_ + "/nodes");
+  ASSERT_EQ(report.devices.size(), 1u);
+  EXPECT_LE(report.devices[0].name.size(), 256u);
+  EXPECT_EQ(report.devices[0].arch, "gfx942");
+  EXPECT_TRUE(report.devices[0].invalid.empty());
+}
+
+// A driver that hangs in every handle call: once the caller stops waiting, the worker stops
+// calling (it used to go on through every device the driver claimed).
+std::atomic<int> g_slow_handle_calls{0};
+nvmlReturn_t slow_nvml_handle(unsigned, nvmlDevice_t*) {
+  ++g_slow_handle_calls;
+  std::this_thread::sleep_for(std::chrono::milliseconds(40));
+  return NVML_ERROR_INVALID_ARGUMENT;
+}
+
+TEST_F(Probe, TheWorkerStopsAfterTheTimeout) {
+  g_host.reported_count = 64;
+  NvmlApi nvml = fake_nvml();
+  nvml.nvmlDeviceGetHandleByIndex_v2 = slow_nvml_handle;
+  const CudaDriverApi cuda = missing_cuda();
+  ProbeOptions options;
+  options.nvml = &nvml;
+  options.cuda_driver = &cuda;
+  options.sysfs_root = kNoSysfs;
+  options.getenv = [](const std::string&) -> std::optional<std::string> { return std::nullopt; };
+  options.timeout = std::chrono::milliseconds(100);
+  const ProbeReport report = probe_devices(options);
+  EXPECT_TRUE(report.timed_out);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const int after_return = g_slow_handle_calls.load();
+  EXPECT_LT(after_return, 20) << "64 calls of 40 ms: the worker did not stop";
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(g_slow_handle_calls.load(), after_return);
+}
+
+TEST_F(Probe, JsonOfANameThatIsNotUtf8ReplacesTheBytes) {
+  g_host.gpus = {FakeGpu{"NVIDIA \xff\xfe H100", "GPU-1", "00000000:19:00.0", 9, 0, 1}};
+  const NvmlApi nvml = fake_nvml();
+  const CudaDriverApi cuda = missing_cuda();
+  const ProbeReport report = run(nvml, cuda);
+  std::string json;
+  ASSERT_NO_THROW(json = probe_to_json(report, 2));
+  EXPECT_TRUE(contains(json, "\xEF\xBF\xBD")) << "U+FFFD replaces each invalid byte";
+  // An indent far past nlohmann's 1024-space buffer is clamped, not read past.
+  EXPECT_EQ(probe_to_json(report, 100000), probe_to_json(report, 16));
+  EXPECT_FALSE(contains(render_probe_text(report, false), "\xff"));
 }
 
 }  // namespace

@@ -112,7 +112,8 @@ ATTNSEL_API attnsel_status attnsel_probe_device_arch(attnsel_probe* probe, size_
 /* 9 and 0 for sm90; 0 and 0 when unknown (AMD GPUs) */
 ATTNSEL_API attnsel_status attnsel_probe_device_compute_capability(attnsel_probe* probe, size_t index, int* major,
                                                                    int* minor);
-/* The whole report, as `attnsel probe --json` prints it; indent < 0: one line. */
+/* The whole report, as `attnsel probe --json` prints it; indent < 0: one line. indent is clamped
+   to [-1, 16]: 1100 gives 16 spaces a level. Bytes that are not UTF-8 become U+FFFD. */
 ATTNSEL_API attnsel_status attnsel_probe_json(attnsel_probe* probe, int indent, const char** json);
 /* For people: one row per device, or what was tried and why it failed. */
 ATTNSEL_API attnsel_status attnsel_probe_text(attnsel_probe* probe, const char** text);
@@ -178,7 +179,8 @@ ATTNSEL_API attnsel_status attnsel_result_diagnostic_count(attnsel_result* resul
 ATTNSEL_API attnsel_status attnsel_result_diagnostic(attnsel_result* result, attnsel_diagnostic_kind kind,
                                                      size_t index, const char** rule, const char** message,
                                                      const char** source);
-/* The whole result as `attnsel --json` prints it; indent < 0: one line. */
+/* The whole result as `attnsel --json` prints it; indent < 0: one line. indent is clamped to
+   [-1, 16]: 1100 gives 16 spaces a level. Bytes that are not UTF-8 become U+FFFD. */
 ATTNSEL_API attnsel_status attnsel_result_json(attnsel_result* result, int indent, const char** json);
 /* For people, as `attnsel` prints it (no colours). */
 ATTNSEL_API attnsel_status attnsel_result_text(attnsel_result* result, const char** text);

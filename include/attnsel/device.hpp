@@ -26,6 +26,10 @@ struct DeviceInfo {
   std::string driver_version;
   std::string pci_bus_id;
   std::string uuid;
+  // Non-empty when the probe read facts no real GPU has (compute capability 99.99, gfx id 2^64-1):
+  // why, for people. compute_capability and arch are then cleared; a caller should refuse to select
+  // for this device and ask for --gpu.
+  std::string invalid;
 };
 
 }  // namespace attnsel

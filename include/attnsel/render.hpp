@@ -10,14 +10,19 @@
 namespace attnsel {
 
 struct RenderOptions {
-  bool color = false;  // ANSI colours (the CLI enables them on a terminal without NO_COLOR)
+  bool color = false;  // ANSI colours (the CLI enables them where color_wanted() says so)
 };
+
+// Whether output to a terminal should be coloured: `is_terminal`, NO_COLOR unset or empty
+// (no-color.org), and TERM not "dumb". Text renderers escape control characters either way.
+ATTNSEL_API bool color_wanted(bool is_terminal);
 
 // The plan first, then why, then what was rejected.
 ATTNSEL_API std::string render_text(const Selection& s, const RenderOptions& o = {});
 // The decision step by step.
 ATTNSEL_API std::string render_explain(const Selection& s, const RenderOptions& o = {});
 // One JSON object: ok, plan {...}, errors, warnings, notes, rejected, alternatives, device, model.
+// `indent` is clamped to [-1, 16] (-1: one line); invalid UTF-8 in names is replaced with U+FFFD.
 ATTNSEL_API std::string render_json(const Selection& s, int indent = 2);
 
 enum class MatrixFormat { table, markdown, json };

@@ -24,6 +24,7 @@
 #include "attnsel/render_probe.hpp"
 #include "attnsel/selection.hpp"
 #include "attnsel/version.hpp"
+#include "core/json_text.hpp"
 #include "core/suggest.hpp"
 
 using namespace attnsel;
@@ -480,7 +481,7 @@ attnsel_status attnsel_probe_json(attnsel_probe* probe, int indent, const char**
   if (!live(probe)) return ATTNSEL_ERR_INVALID_HANDLE;
   if (json == nullptr) return fail(probe, ATTNSEL_ERR_INVALID_ARGUMENT, "json: NULL");
   return guarded(probe, [&] {
-    if (indent < 0) indent = -1;
+    indent = detail::clamp_indent(indent);  // nlohmann reads past its indent buffer beyond ~1024 spaces a line
     auto it = probe->json.find(indent);
     if (it == probe->json.end()) it = probe->json.emplace(indent, probe_to_json(probe->report, indent)).first;
     *json = it->second.c_str();
@@ -840,7 +841,7 @@ attnsel_status attnsel_result_json(attnsel_result* result, int indent, const cha
   if (!live(result)) return ATTNSEL_ERR_INVALID_HANDLE;
   if (json == nullptr) return fail(result, ATTNSEL_ERR_INVALID_ARGUMENT, "json: NULL");
   return guarded(result, [&] {
-    if (indent < 0) indent = -1;
+    indent = detail::clamp_indent(indent);  // nlohmann reads past its indent buffer beyond ~1024 spaces a line
     auto it = result->json.find(indent);
     if (it == result->json.end()) it = result->json.emplace(indent, render_json(result->selection, indent)).first;
     *json = it->second.c_str();

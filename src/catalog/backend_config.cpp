@@ -1,14 +1,14 @@
 #include "attnsel/backend_config.hpp"
 
 #include <cmath>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
+#include "core/json_text.hpp"
+#include "core/read_file.hpp"
+#include "core/yaml_load.hpp"
 #include "matrix/json_reader.hpp"
-
-#ifdef ATTNSEL_WITH_YAML
-#include <yaml-cpp/yaml.h>
-#endif
 
 namespace attnsel {
 namespace {
@@ -17,7 +17,7 @@ using detail::json;
 
 ConfigValue from_json(const json& j) {
   ConfigValue v;
-  v.text = j.is_string() ? j.get<std::string>() : j.dump();
+  v.text = j.is_string() ? j.get<std::string>() : detail::json_text(j);
   if (j.is_string()) {
     v.type = ConfigValue::Type::string;
   } else if (j.is_boolean()) {
@@ -82,16 +82,26 @@ std::string trim(std::string s) {
 }
 
 #ifdef ATTNSEL_WITH_YAML
-json yaml_to_json(const YAML::Node& n) {
+std::string yaml_where(const std::string& origin, const YAML::Node& n) {
+  const YAML::Mark m = n.Mark();
+  return m.is_null() ? origin : fmt::format("{}:{}:{}", origin, m.line + 1, m.column + 1);
+}
+
+// `n` passed check_yaml(): acyclic, bounded in nodes and depth, no duplicate keys.
+json yaml_to_json(const YAML::Node& n, const std::string& origin) {
   switch (n.Type()) {
     case YAML::NodeType::Map: {
       json o = json::object();
-      for (const auto& kv : n) o[kv.first.as<std::string>()] = yaml_to_json(kv.second);
+      for (const auto& kv : n) {
+        if (!kv.first.IsScalar())
+          throw detail::ReadError(yaml_where(origin, kv.first), "a parameter name must be a plain string, not a list or mapping");
+        o[kv.first.Scalar()] = yaml_to_json(kv.second, origin);
+      }
       return o;
     }
     case YAML::NodeType::Sequence: {
       json a = json::array();
-      for (const auto& e : n) a.push_back(yaml_to_json(e));
+      for (const auto& e : n) a.push_back(yaml_to_json(e, origin));
       return a;
     }
     case YAML::NodeType::Scalar: {
@@ -112,7 +122,7 @@ json yaml_to_json(const YAML::Node& n) {
 
 Result<BackendConfig> parse_backend_config(std::string_view text) {
   const std::string t = trim(std::string(text));
-  if (t.size() > (1u << 20)) return Error{ErrorCode::invalid_argument, "larger than 1 MiB", "--attention-backend-config", {}, {}};
+  if (t.size() > kMaxBackendConfigBytes) return Error{ErrorCode::invalid_argument, "larger than 1 MiB", "--attention-backend-config", {}, {}};
   if (!t.empty() && t.front() == '{') {
     auto j = detail::parse_json(t, "--attention-backend-config");
     if (!j) return j.error();
@@ -121,6 +131,7 @@ Result<BackendConfig> parse_backend_config(std::string_view text) {
   BackendConfig c;
   c.origin = "key=value pairs";
   if (t.empty()) return c;
+  std::unordered_set<std::string> seen;  // one lookup per pair: 100k pairs stay linear
   for (const std::string& raw : split_pairs(t)) {
     const std::string pair = trim(raw);
     const auto eq = pair.find('=');
@@ -137,9 +148,9 @@ Result<BackendConfig> parse_backend_config(std::string_view text) {
     ConfigValue v = !parsed.is_discarded() && !parsed.is_object() ? from_json(parsed) : from_json(json(value));
     v.text = value;
     v.from_pairs = true;
-    for (const auto& e : c.entries)
-      if (e.first == key)
-        return Error{ErrorCode::invalid_argument, fmt::format("parameter '{}' is given twice", key), "--attention-backend-config", {}, {}};
+    if (!seen.insert(key).second)
+      return Error{ErrorCode::invalid_argument, fmt::format("parameter '{}' is given twice", detail::shorten(key, 64)),
+                   "--attention-backend-config", {}, {}};
     c.entries.emplace_back(key, std::move(v));
   }
   return c;
@@ -150,10 +161,14 @@ Result<BackendConfig> parse_backend_config_file(std::string_view contents, std::
   const bool yaml = p.size() >= 5 && (p.rfind(".yaml") == p.size() - 5 || p.rfind(".yml") == p.size() - 4);
   if (yaml) {
 #ifdef ATTNSEL_WITH_YAML
+    auto doc = detail::load_yaml(contents, p);
+    if (!doc) return doc.error();
     try {
-      return from_object(yaml_to_json(YAML::Load(std::string(contents))), p);
+      return from_object(yaml_to_json(*doc, p), p);
+    } catch (const detail::ReadError& e) {
+      return Error{ErrorCode::parse_error, e.what(), e.pointer, {}, {}};
     } catch (const YAML::Exception& e) {
-      return Error{ErrorCode::parse_error, e.msg, fmt::format("{}:{}:{}", p, e.mark.line + 1, e.mark.column + 1), {}, {}};
+      return Error{ErrorCode::parse_error, detail::shorten(e.msg, 300), p, {}, {}};
     }
 #else
     return Error{ErrorCode::invalid_argument, "this attnsel was built without YAML support (yaml-cpp): use a JSON file", p, {}, {}};
@@ -162,6 +177,12 @@ Result<BackendConfig> parse_backend_config_file(std::string_view contents, std::
   auto j = detail::parse_json(contents, p);
   if (!j) return j.error();
   return from_object(*j, p);
+}
+
+Result<BackendConfig> load_backend_config_file(const std::string& path) {
+  auto contents = detail::read_file_bounded(path, kMaxBackendConfigBytes);
+  if (!contents) return contents.error();
+  return parse_backend_config_file(*contents, path);
 }
 
 }  // namespace attnsel

@@ -1,11 +1,10 @@
 // Model names to attention traits: kind names, the family table, and Hugging Face config.json files.
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "attnsel/catalog.hpp"
+#include "core/read_file.hpp"
 #include "core/suggest.hpp"
 #include "matrix/json_reader.hpp"
 
@@ -146,14 +145,11 @@ Result<ModelTraits> resolve_model(const Catalog& catalog, std::string_view text)
   std::error_code ec;
   std::filesystem::path path{std::string(text)};
   if (std::filesystem::is_directory(path, ec)) path /= "config.json";
-  if (std::filesystem::is_regular_file(path, ec)) {
-    if (std::filesystem::file_size(path, ec) > (64u << 20))
-      return Error{ErrorCode::invalid_argument, "config.json larger than 64 MiB: not a model config", path.string(), {}, {}};
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream content;
-    content << in.rdbuf();
-    if (!in && !in.eof()) return Error{ErrorCode::io_error, "cannot read the model config", path.string(), {}, {}};
-    auto traits = traits_from_config(catalog, content.str(), path.string());
+  const auto type = std::filesystem::symlink_status(path, ec).type();
+  if (type != std::filesystem::file_type::not_found && type != std::filesystem::file_type::none) {
+    auto content = detail::read_file_bounded(path.string());  // a directory, FIFO or loop says so
+    if (!content) return content.error();
+    auto traits = traits_from_config(catalog, *content, path.string());
     if (traits) traits->id = std::string(text);
     return traits;
   }

@@ -1,4 +1,7 @@
 #include "matrix/json_reader.hpp"
+#include "core/json_text.hpp"
+
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -21,22 +24,139 @@ std::pair<std::size_t, std::size_t> line_col(std::string_view text, std::size_t 
   return {line, col};
 }
 
-// nlohmann keeps the last of duplicate keys silently; a matrix with two "fa3" keys is a bug we want to see.
-struct DuplicateKeyCheck {
-  std::vector<std::set<std::string>> stack;
-  std::string duplicate;
-  bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
-    switch (event) {
-      case json::parse_event_t::object_start: stack.emplace_back(); break;
-      case json::parse_event_t::object_end: if (!stack.empty()) stack.pop_back(); break;
-      case json::parse_event_t::key:
-        if (!stack.empty() && !stack.back().insert(parsed.get<std::string>()).second && duplicate.empty())
-          duplicate = parsed.get<std::string>();
-        break;
-      default: break;
+// Far deeper than any matrix or config (the matrix's own condition limit fires first), shallow
+// enough for the recursive walkers and nlohmann's recursive dump().
+constexpr std::size_t kMaxJsonDepth = 4096;
+
+// Walks a string_view and tells the parser's owner how far the lexer has read: the only way to put
+// a line:col on an error found in a SAX callback (a duplicate key, a too-deep value).
+class TrackedIterator {
+ public:
+  using iterator_category = std::forward_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+
+  TrackedIterator(const char* p, const char** read_up_to) : p_(p), read_up_to_(read_up_to) {}
+  reference operator*() const { return *p_; }
+  TrackedIterator& operator++() {
+    *read_up_to_ = ++p_;
+    return *this;
+  }
+  TrackedIterator operator++(int) {
+    TrackedIterator before = *this;
+    ++*this;
+    return before;
+  }
+  bool operator==(const TrackedIterator& o) const { return p_ == o.p_; }
+  bool operator!=(const TrackedIterator& o) const { return p_ != o.p_; }
+
+ private:
+  const char* p_;
+  const char** read_up_to_;
+};
+
+// Builds the document from the parser's events in linear time. nlohmann's callback parser
+// rescans the parent container after every object or array (quadratic in a 200k-element array),
+// and its DOM builder keeps the last of duplicate keys silently; a matrix with two "fa3" keys is a
+// bug we want to see.
+class DomBuilder {
+ public:
+  using number_integer_t = json::number_integer_t;
+  using number_unsigned_t = json::number_unsigned_t;
+  using number_float_t = json::number_float_t;
+  using string_t = json::string_t;
+  using binary_t = json::binary_t;
+
+  explicit DomBuilder(const char* const* read_up_to) : read_up_to_(read_up_to) {}
+
+  bool null() { return value(nullptr); }
+  bool boolean(bool v) { return value(v); }
+  bool number_integer(number_integer_t v) { return value(v); }
+  bool number_unsigned(number_unsigned_t v) { return value(v); }
+  bool number_float(number_float_t v, const string_t&) { return value(v); }
+  bool string(string_t& v) { return value(std::move(v)); }
+  bool binary(binary_t& v) { return value(json::binary(std::move(v))); }
+  bool start_object(std::size_t) { return open(json::value_t::object); }
+  bool start_array(std::size_t) { return open(json::value_t::array); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+
+  bool key(string_t& k) {
+    auto& object = stack_.back()->get_ref<json::object_t&>();
+    auto [it, inserted] = object.emplace(k, nullptr);
+    if (!inserted) {
+      // The lexer stopped after the closing quote: point at the opening one.
+      const std::size_t end = offset();
+      stop(end >= k.size() + 2 ? end - k.size() - 2 : 0,
+           fmt::format("duplicate key \"{}\" (JSON objects must not repeat a key)", shorten(k, 64)));
+      return false;
     }
+    member_ = &it->second;
     return true;
   }
+
+  bool parse_error(std::size_t position, const std::string& last_token, const nlohmann::detail::exception& e) {
+    std::string what = e.what();
+    // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error while parsing ..." -> the tail.
+    auto pos = what.find(": ");
+    if (pos == std::string::npos || what.compare(0, 26, "[json.exception.out_of_ran") == 0) pos = what.find("] ");
+    if (pos != std::string::npos) what = what.substr(pos + 2);
+    // A number out of range (406) is reported after its last digit: point at its first.
+    if (e.id == 406 && position >= last_token.size()) position -= last_token.size() - 1;
+    stop(position == 0 ? 0 : position - 1, what);
+    return false;
+  }
+
+  json root;
+  std::optional<std::size_t> error_offset;
+  std::string error_message;
+
+ private:
+  std::size_t offset() const { return static_cast<std::size_t>(*read_up_to_ - begin_); }
+  void stop(std::size_t at, std::string message) {
+    if (error_offset) return;
+    error_offset = at;
+    error_message = std::move(message);
+  }
+
+  template <class V>
+  json* place(V&& v) {
+    if (stack_.empty()) {
+      root = json(std::forward<V>(v));
+      return &root;
+    }
+    json& parent = *stack_.back();
+    if (parent.is_array()) {
+      parent.get_ref<json::array_t&>().emplace_back(std::forward<V>(v));
+      return &parent.get_ref<json::array_t&>().back();
+    }
+    *member_ = json(std::forward<V>(v));
+    return member_;
+  }
+  template <class V>
+  bool value(V&& v) {
+    place(std::forward<V>(v));
+    return true;
+  }
+  bool open(json::value_t type) {
+    if (stack_.size() >= kMaxJsonDepth) {
+      stop(offset() == 0 ? 0 : offset() - 1, fmt::format("nested deeper than {} levels", kMaxJsonDepth));
+      return false;
+    }
+    stack_.push_back(place(type));
+    return true;
+  }
+  bool close() {
+    stack_.pop_back();
+    return true;
+  }
+
+  const char* const* read_up_to_;
+  const char* begin_ = *read_up_to_;
+  std::vector<json*> stack_;
+  json* member_ = nullptr;
 };
 
 }  // namespace
@@ -56,30 +176,27 @@ std::string_view type_name(const json& j) {
 }
 
 Result<json> parse_json(std::string_view text, std::string_view origin) {
-  // Parse once with position-aware errors; nlohmann reports the byte where it stopped.
-  DuplicateKeyCheck dup;
-  json parsed;
+  auto located = [&](std::size_t offset, const std::string& message) {
+    auto [line, col] = line_col(text, offset);
+    return Error{ErrorCode::parse_error, shorten(message, 300), fmt::format("{}:{}:{}", origin, line, col), {}, {}};
+  };
+  // UTF-16 and UTF-32 text is full of NUL bytes: say what it is, at its start.
+  const bool bom16 = text.size() >= 2 && ((text[0] == '\xFF' && text[1] == '\xFE') || (text[0] == '\xFE' && text[1] == '\xFF'));
+  if (bom16 || (text.size() >= 2 && (text[0] == '\0' || text[1] == '\0')))
+    return located(0, "UTF-16 or UTF-32 text (NUL bytes, U+0000): JSON files are read as UTF-8");
+  // nlohmann stops at a NUL byte as at the end of input: what follows would be dropped unread.
+  if (const auto nul = text.find('\0'); nul != std::string_view::npos)
+    return located(nul, "a NUL byte (U+0000): a JSON file is text, and nothing after this byte would be read");
+  const char* read_up_to = text.data();
+  DomBuilder builder(&read_up_to);
+  const TrackedIterator first(text.data(), &read_up_to), last(text.data() + text.size(), &read_up_to);
   try {
-    parsed = json::parse(text.begin(), text.end(), std::ref(dup), /*allow_exceptions=*/true, /*ignore_comments=*/false);
-  } catch (const json::parse_error& e) {
-    auto [line, col] = line_col(text, e.byte == 0 ? 0 : e.byte - 1);
-    std::string what = e.what();
-    // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error while parsing ..." -> the tail.
-    auto pos = what.find(": ");
-    if (pos != std::string::npos) what = what.substr(pos + 2);
-    Error err{ErrorCode::parse_error, shorten(what, 300), fmt::format("{}:{}:{}", origin, line, col), {}, {}};
-    return err;
+    json::sax_parse(first, last, &builder, json::input_format_t::json, /*strict=*/true, /*ignore_comments=*/false);
   } catch (const json::exception& e) {
-    // out_of_range.406 (a number like 1e400) and friends: no position from nlohmann here.
-    std::string what = e.what();
-    auto pos = what.find("] ");
-    if (pos != std::string::npos) what = what.substr(pos + 2);
-    return Error{ErrorCode::parse_error, shorten(what, 300), std::string(origin), {}, {}};
+    return located(static_cast<std::size_t>(read_up_to - text.data()), e.what());
   }
-  if (!dup.duplicate.empty())
-    return Error{ErrorCode::parse_error, fmt::format("duplicate key \"{}\" (JSON objects must not repeat a key)", shorten(dup.duplicate, 64)),
-                 std::string(origin), {}, {}};
-  return parsed;
+  if (builder.error_offset) return located(*builder.error_offset, builder.error_message);
+  return std::move(builder.root);
 }
 
 void fail(const std::string& pointer, const std::string& message) { throw ReadError(pointer, message); }
@@ -110,7 +227,7 @@ int expect_int(const json& j, const std::string& pointer, int min, int max) {
     in_range = v <= max && v >= min;
   }
   if (!in_range) {
-    std::string got = j.is_number() ? shorten(j.dump(), 40) : std::string(type_name(j));
+    std::string got = j.is_number() ? shorten(json_text(j), 40) : std::string(type_name(j));
     fail(pointer, fmt::format("expected an integer in [{}, {}], got {}", min, max, got));
   }
   return j.get<int>();

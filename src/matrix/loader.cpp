@@ -1,17 +1,16 @@
 // Reads a matrix JSON document into a Matrix, validating as it goes: types, unknown keys,
 // names that must exist, scope rules of conditions, cyclic backend rewrites.
 #include <algorithm>
-#include <array>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <tuple>
 #include <map>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "attnsel/matrix.hpp"
+#include "core/json_text.hpp"
+#include "core/read_file.hpp"
 #include "core/suggest.hpp"
 #include "matrix/compose.hpp"
 #include "matrix/embedded.hpp"
@@ -471,7 +470,7 @@ class MatrixBuilder {
       c.min = bound("min");
       c.max = bound("max");
       if (c.min && c.max && *c.min > *c.max) fail(p.pointer(), "min is above max");
-      if (const json* d = p.get("default")) c.default_text = d->is_string() ? d->get<std::string>() : d->dump();
+      if (const json* d = p.get("default")) c.default_text = d->is_string() ? d->get<std::string>() : detail::json_text(*d);
       c.description = p.optional_string("description").value_or("");
       p.finish();
       b.config.push_back(std::move(c));
@@ -794,22 +793,10 @@ Result<std::shared_ptr<const Matrix>> load_matrix(std::string_view json_text, st
 }
 
 Result<std::shared_ptr<const Matrix>> load_matrix_file(const std::string& path) {
-  // A matrix is a few hundred KiB; read at most this much, whatever the path is (/dev/zero, a FIFO).
-  constexpr std::size_t kMaxMatrixBytes = 64u << 20;
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    return Error{ErrorCode::io_error, "is a directory, not a matrix file", path, {}, {}};
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{ErrorCode::io_error, "cannot open the matrix file", path, {}, {}};
-  std::string text;
-  std::array<char, 1 << 16> chunk{};
-  while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0) {
-    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
-    if (text.size() > kMaxMatrixBytes)
-      return Error{ErrorCode::io_error, fmt::format("larger than {} MiB: not a matrix file", kMaxMatrixBytes >> 20), path, {}, {}};
-  }
-  if (in.bad()) return Error{ErrorCode::io_error, "cannot read the matrix file", path, {}, {}};
-  return load_matrix(text, path);
+  // A matrix is a few hundred KiB: regular files only, at most 64 MiB (not /dev/zero, not a FIFO).
+  auto text = detail::read_file_bounded(path);
+  if (!text) return text.error();
+  return load_matrix(*text, path);
 }
 
 Result<std::shared_ptr<const Matrix>> builtin_matrix() {

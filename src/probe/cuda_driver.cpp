@@ -167,9 +167,13 @@ std::vector<DeviceInfo> probe_cuda_driver(const CudaDriverApi& api, const Enviro
     return {};
   }
   log.add("cuDeviceGetCount", true, fmt::format("{} {}", count, count == 1 ? "device" : "devices"));
+  if (count > static_cast<int>(kMaxProbedDevices)) {
+    log.warn(fmt::format("the CUDA driver reports {} devices; reading the first {} (no machine has more)", count, kMaxProbedDevices));
+    count = static_cast<int>(kMaxProbedDevices);
+  }
 
   std::vector<DeviceInfo> devices;
-  for (int ordinal = 0; ordinal < count; ++ordinal) {
+  for (int ordinal = 0; ordinal < count && !log.cancelled(); ++ordinal) {
     const DeviceCalls calls{log, ordinal};
     CUdevice handle = 0;
     log.begin("cuDeviceGet");

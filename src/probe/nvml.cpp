@@ -190,12 +190,16 @@ std::optional<std::vector<DeviceInfo>> probe_nvml(const NvmlApi& api, const Envi
     return std::nullopt;
   }
   log.add("nvmlDeviceGetCount_v2", true, fmt::format("{} {}", count, count == 1 ? "device" : "devices"));
+  if (count > kMaxProbedDevices) {
+    log.warn(fmt::format("NVML reports {} devices; reading the first {} (no machine has more)", count, kMaxProbedDevices));
+    count = static_cast<unsigned>(kMaxProbedDevices);
+  }
 
   // Every physical device's handle and UUID first: CUDA_VISIBLE_DEVICES may name devices by UUID.
   std::vector<nvmlDevice_t> handles(count, nullptr);
   std::vector<nvmlReturn_t> handle_errors(count, NVML_SUCCESS);
   std::vector<std::string> uuids(count);
-  for (unsigned i = 0; i < count; ++i) {
+  for (unsigned i = 0; i < count && !log.cancelled(); ++i) {
     log.begin("nvmlDeviceGetHandleByIndex_v2");
     handle_errors[i] = api.nvmlDeviceGetHandleByIndex_v2(i, &handles[i]);
     if (handle_errors[i] != NVML_SUCCESS) {
@@ -221,7 +225,7 @@ std::optional<std::vector<DeviceInfo>> probe_nvml(const NvmlApi& api, const Envi
   }
 
   std::vector<DeviceInfo> devices;
-  for (std::size_t position = 0; position < visible.size(); ++position) {
+  for (std::size_t position = 0; position < visible.size() && !log.cancelled(); ++position) {
     const auto physical = static_cast<unsigned>(visible[position]);
     if (handles[physical] == nullptr) {
       log.warn(fmt::format("NVML device {}: no handle: {}", physical, describe_nvml(handle_errors[physical])));

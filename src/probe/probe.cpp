@@ -51,6 +51,27 @@ std::vector<std::string> ProbeLog::warnings() const {
   return warnings_;
 }
 
+void validate_probed(DeviceInfo& device) {
+  std::string why;
+  if (device.compute_capability) {
+    const ComputeCapability cc = *device.compute_capability;
+    // Every NVIDIA GPU so far is 1.0 to 12.x; minors are single digits. Leave room for new majors.
+    if (cc.major < 1 || cc.major > 99 || cc.minor < 0 || cc.minor > 9)
+      why = fmt::format("the driver reports compute capability {}.{}, which no GPU has", cc.major, cc.minor);
+  }
+  if (device.platform == Platform::rocm && !device.arch.empty()) {
+    // gfx + major (1 or 2 digits) + minor and stepping (one hex digit each): gfx90a, gfx942, gfx1101.
+    const std::string& a = device.arch;
+    const bool ok = a.rfind("gfx", 0) == 0 && a.size() >= 6 && a.size() <= 7 &&
+                    a.find_first_not_of("0123456789abcdef", 3) == std::string::npos;
+    if (!ok) why = fmt::format("sysfs reports GPU target {}, which no AMD GPU has", a.substr(0, 40));
+  }
+  if (why.empty()) return;
+  device.invalid = why;
+  device.compute_capability.reset();
+  device.arch.clear();
+}
+
 }  // namespace probe
 
 namespace {
@@ -69,6 +90,10 @@ struct ProbeRun {
   std::vector<DeviceInfo> devices;  // appended as each source finishes
 
   void publish(std::vector<DeviceInfo> found) {
+    for (DeviceInfo& device : found) {
+      probe::validate_probed(device);
+      if (!device.invalid.empty()) log.warn(fmt::format("{}: {}; pass --gpu", device.name.empty() ? "a device" : device.name, device.invalid));
+    }
     const std::lock_guard<std::mutex> lock(mutex);
     for (DeviceInfo& device : found) devices.push_back(std::move(device));
   }
@@ -138,6 +163,7 @@ ProbeReport probe_devices(const ProbeOptions& options) {
     report.attempts = run->log.attempts();
     report.warnings = run->log.warnings();
     if (!finished) {
+      run->log.cancel();  // the worker stops at its next device; what it holds is freed with `run`
       report.timed_out = true;
       const std::string step = run->log.current_step();
       report.attempts.push_back(ProbeAttempt{

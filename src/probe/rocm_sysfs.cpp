@@ -3,7 +3,6 @@
 #include <cctype>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -13,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "core/read_file.hpp"
 #include "probe/sources.hpp"
 
 namespace attnsel::probe {
@@ -22,11 +22,13 @@ namespace fs = std::filesystem;
 
 using Properties = std::map<std::string, std::uint64_t>;
 
-// Lines of "key value" with unsigned values, as in KFD's `properties` files.
-std::optional<Properties> read_properties(const fs::path& file) {
-  std::ifstream in(file);
-  if (!in) return std::nullopt;
+// Lines of "key value" with unsigned values, as in KFD's `properties` files; nullopt with the
+// reason when the file cannot be read (a FIFO, /dev/zero, more than kMaxSysfsFileBytes).
+Result<Properties> read_properties(const fs::path& file) {
+  auto text = detail::read_file_bounded(file.string(), kMaxSysfsFileBytes);
+  if (!text) return text.error();
   Properties properties;
+  std::istringstream in(*text);
   std::string line;
   while (std::getline(in, line)) {
     std::istringstream fields(line);
@@ -43,9 +45,10 @@ std::uint64_t get(const Properties& properties, const std::string& key) {
 }
 
 std::string read_line(const fs::path& file) {
-  std::ifstream in(file);
-  std::string line;
-  std::getline(in, line);
+  auto text = detail::read_file_bounded(file.string(), kMaxSysfsFileBytes);
+  if (!text) return "";
+  std::string line = text->substr(0, text->find('\n'));
+  if (line.size() > 256) line.resize(256);  // a GPU name, not a document
   while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
   return line;
 }
@@ -61,8 +64,9 @@ std::optional<std::uint64_t> vram_bytes(const fs::path& node) {
   std::error_code ec;
   std::uint64_t total = 0;
   bool any = false;
-  for (fs::directory_iterator it(node / "mem_banks", ec), end; !ec && it != end; it.increment(ec)) {
-    const std::optional<Properties> bank = read_properties(it->path() / "properties");
+  std::size_t banks = 0;
+  for (fs::directory_iterator it(node / "mem_banks", ec), end; !ec && it != end && ++banks <= kMaxSysfsNodes; it.increment(ec)) {
+    const Result<Properties> bank = read_properties(it->path() / "properties");
     if (!bank) continue;
     const std::uint64_t heap = get(*bank, "heap_type");
     if (heap == 1 || heap == 2) {
@@ -93,7 +97,11 @@ std::vector<DeviceInfo> probe_rocm_sysfs(const std::string& nodes_dir, const Env
 
   // Node directories are numbered; HIP numbers GPUs in node order.
   std::vector<std::pair<unsigned long, fs::path>> nodes;
-  for (fs::directory_iterator it(nodes_dir, ec), end; !ec && it != end; it.increment(ec)) {
+  for (fs::directory_iterator it(nodes_dir, ec), end; !ec && it != end && !log.cancelled(); it.increment(ec)) {
+    if (nodes.size() == kMaxSysfsNodes) {
+      log.warn(fmt::format("{}: more than {} topology nodes; reading the first {}", nodes_dir, kMaxSysfsNodes, kMaxSysfsNodes));
+      break;
+    }
     const std::string name = it->path().filename().string();
     const bool numbered = !name.empty() && name.size() < 10 &&
                           std::all_of(name.begin(), name.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
@@ -108,9 +116,10 @@ std::vector<DeviceInfo> probe_rocm_sysfs(const std::string& nodes_dir, const Env
 
   std::vector<DeviceInfo> gpus;
   for (const auto& [id, node] : nodes) {
-    const std::optional<Properties> properties = read_properties(node / "properties");
+    if (log.cancelled() || gpus.size() == kMaxProbedDevices) break;
+    const Result<Properties> properties = read_properties(node / "properties");
     if (!properties) {
-      log.add((node / "properties").string(), false, "unreadable");
+      log.add((node / "properties").string(), false, "unreadable: " + properties.error().message);
       continue;
     }
     const std::uint64_t gfx = get(*properties, "gfx_target_version");

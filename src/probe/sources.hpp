@@ -1,6 +1,7 @@
 // The probe's sources (NVML, the CUDA driver, ROCm's sysfs) and what they share. Internal.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <mutex>
 #include <optional>
@@ -34,12 +35,31 @@ class ProbeLog {
   std::vector<ProbeAttempt> attempts() const;
   std::vector<std::string> warnings() const;
 
+  // Set by the caller that stopped waiting: a source checks it between devices and stops, so a
+  // worker left behind allocates nothing more.
+  void cancel() { cancelled_.store(true, std::memory_order_relaxed); }
+  bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
+
  private:
+  std::atomic<bool> cancelled_{false};
   mutable std::mutex mutex_;
   std::string current_;
   std::vector<ProbeAttempt> attempts_;
   std::vector<std::string> warnings_;
 };
+
+// A driver or sysfs is an input like any other: at most this many devices are read, whatever
+// count it reports (a count of 1e8 is a broken or hostile library, not a machine).
+inline constexpr std::size_t kMaxProbedDevices = 64;
+// KFD topology nodes (CPUs and GPUs) and memory banks read per node.
+inline constexpr std::size_t kMaxSysfsNodes = 256;
+// sysfs `properties` and `name` files are a few hundred bytes; read at most this much of each.
+inline constexpr std::size_t kMaxSysfsFileBytes = 64u << 10;
+
+// Facts no real GPU reports (compute capability INT_MIN.0 or 99.99, gfx id 2^64-1) are refused
+// like the same values given as --gpu: `device.invalid` says why, and the compute capability and
+// arch are cleared so that nothing selects for them.
+void validate_probed(DeviceInfo& device);
 
 // The physical devices a CUDA_VISIBLE_DEVICES-style list selects, in the order the process
 // numbers them, and one line saying so.

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnsel/render.hpp"
+#include "core/json_text.hpp"
 #include "render/matrix_json.hpp"
 
 namespace attnsel {
@@ -96,7 +97,7 @@ std::vector<Change> diff(const json& a, const json& b) {
 
 std::string short_json(const json& j) {
   if (j.is_null()) return "(none)";
-  std::string s = j.is_string() ? j.get<std::string>() : j.dump();
+  std::string s = j.is_string() ? j.get<std::string>() : detail::json_text(j);
   if (s.size() > 160) s = s.substr(0, 157) + "...";
   return s;
 }
@@ -127,7 +128,7 @@ std::string render_matrix_diff(const Matrix& from, const Matrix& to, MatrixForma
       for (const auto& f : c.fields) jc["fields"].push_back({{"field", f.field}, {"from", f.from}, {"to", f.to}});
       out["changes"].push_back(jc);
     }
-    return out.dump(2) + "\n";
+    return detail::json_text(out, 2) + "\n";
   }
   const bool md = format == MatrixFormat::markdown;
   std::string out = fmt::format("{}{} {} ({}) -> {} {} ({})\n", md ? "# " : "", from.info().engine, from.info().version,

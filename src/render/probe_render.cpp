@@ -13,6 +13,8 @@
 
 #include "attnsel/render_probe.hpp"
 #include "attnsel/types.hpp"
+#include "core/json_text.hpp"
+#include "render/text_util.hpp"
 
 namespace attnsel {
 namespace {
@@ -107,7 +109,7 @@ std::string render_probe_text(const ProbeReport& report, bool color) {
       const ProbeAttempt& hung = report.attempts.back();
       out += paint("warning: ", color, yellow) + fmt::format("the probe timed out at {}: {}\n", hung.source, hung.detail);
     }
-    return out;
+    return detail::terminal_safe(out, color);  // a driver's name buffer may hold any bytes
   }
 
   out += paint(report.timed_out ? "No GPU found: the probe timed out." : "No GPU found.", color, fmt::emphasis::bold);
@@ -119,7 +121,7 @@ std::string render_probe_text(const ProbeReport& report, bool color) {
     out += fmt::format("  {:<{}}  {}\n", a.source, width, a.detail);
   }
   for (const std::string& warning : report.warnings) out += paint("warning: ", color, yellow) + warning + "\n";
-  return out;
+  return detail::terminal_safe(out, color);
 }
 
 std::string probe_to_json(const ProbeReport& report, int indent) {
@@ -133,7 +135,7 @@ std::string probe_to_json(const ProbeReport& report, int indent) {
   j["warnings"] = report.warnings;
   j["timed_out"] = report.timed_out;
   // Replace, don't throw, on bytes that are not UTF-8 (a driver's name buffer could hold any).
-  return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  return detail::json_text(j, indent);
 }
 
 }  // namespace attnsel

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnsel/render.hpp"
+#include "core/json_text.hpp"
 #include "render/text_util.hpp"
 
 namespace attnsel {
@@ -215,7 +216,7 @@ std::string render_text(const Selection& s, const RenderOptions& o) {
     if (!other_platform.empty())
       out += fmt::format("  {:<22} {}\n", "other platforms:", fmt::join(other_platform, ", "));
   }
-  return out;
+  return detail::terminal_safe(out, o.color);  // names from argv and files reach this text
 }
 
 std::string render_json(const Selection& s, int indent) {
@@ -299,7 +300,8 @@ std::string render_json(const Selection& s, int indent) {
   for (BackendId b : s.alternatives) alternatives.push_back(s.name(b));
   j["alternatives"] = alternatives;
   j["matrix"] = {{"engine", s.matrix->info().engine}, {"version", s.matrix->info().version}, {"origin", s.matrix->info().origin}};
-  return j.dump(indent);
+  // Backend, model and matrix names come from argv and files: invalid UTF-8 is replaced, never thrown.
+  return detail::json_text(j, indent);
 }
 
 std::string render_explain(const Selection& s, const RenderOptions& o) {
@@ -367,7 +369,7 @@ std::string render_explain(const Selection& s, const RenderOptions& o) {
   if (!any) out += "   no plan-level rule fired\n";
   step("Result");
   out += "\n" + render_text(s, o);
-  return out;
+  return detail::terminal_safe(out, o.color);
 }
 
 }  // namespace attnsel

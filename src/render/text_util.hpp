@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attnsel/device.hpp"
@@ -16,5 +17,11 @@ std::string describe_page_support(const PageSupport& p);
 // "sm90 (H100)", "gfx942", "unknown GPU".
 std::string describe_gpu(const DeviceInfo& d);
 std::string kind_title(AttentionKind k);
+
+// Text bound for a terminal, whatever bytes reached it (a GPU name from a driver, a scanned file's
+// words): C0 controls but newline and tab, DEL, C1 controls and bytes that are not UTF-8 become
+// \xNN. With `keep_colors`, ESC [ digits;... m (SGR, the renderers' own colours) stays; every other
+// escape sequence (cursor moves, titles, hyperlinks) is shown, not obeyed. Valid UTF-8 stays as is.
+std::string terminal_safe(std::string_view text, bool keep_colors);
 
 }  // namespace attnsel::detail
