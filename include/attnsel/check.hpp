@@ -57,7 +57,9 @@ struct CheckOptions {
   // The engine release the command runs: picks the launch grammar (and, for handed-off engines,
   // the matrix generation). Unset: the newest.
   std::optional<std::string> release;
-  // Reads the file a config flag (`--config FILE`) names; unset: such files are noted as not read.
+  // Reads the files a command names (`--config FILE`, a backend config file); unset: such files
+  // are noted as not read. A reader refuses a file (ErrorCode::invalid_argument) to keep a
+  // scanned script from naming files outside the checked tree.
   ConfigFileReader read_config;
   // The model, when the caller resolved it (attnsel select --model); the command's is then not read.
   std::optional<ModelTraits> model;

@@ -206,19 +206,7 @@ class Preparation {
       request_.installed = options_.installed;
       request_.installed_known = options_.installed_known;
       request_.model.id = given("model") ? given("model")->text : "";
-      if (const Value* config = usable("backend_config")) {
-        Result<BackendConfig> parsed = parse_backend_config(config->text);
-        std::error_code ec;
-        if (std::filesystem::is_regular_file(config->text, ec)) {
-          std::ifstream in(config->text, std::ios::binary);
-          std::ostringstream text;
-          text << in.rdbuf();
-          parsed = parse_backend_config_file(text.str(), config->text);
-        }
-        if (parsed) request_.backend_config = std::move(*parsed);
-        else add("check.backend-config", Severity::error, parsed.error().describe(),
-                 "seeds/002: --attention-backend-config takes a JSON or YAML file, a JSON object, or key=value pairs", config);
-      }
+      if (const Value* config = usable("backend_config")) backend_config(*config);
       request_.strict = options_.strict;
       return;
     }
@@ -234,6 +222,33 @@ class Preparation {
     request_.disable_radix_cache = args_.flag("disable_radix_cache") != nullptr;
     request_.strict = options_.strict;
     assume_kind_if_unresolved();
+  }
+
+  // A backend config: a JSON object or key=value pairs inline, else a file the caller's reader
+  // may read (a scanned script names files only inside the checked tree).
+  void backend_config(const Value& config) {
+    const std::string_view text = config.text;
+    const bool inline_value = text.find_first_not_of(" \t") != std::string_view::npos &&
+                              (text[text.find_first_not_of(" \t")] == '{' || text.find('=') != std::string_view::npos);
+    const std::string source = "seeds/002: the backend config is a JSON or YAML file, a JSON object, or key=value pairs";
+    Result<BackendConfig> parsed = parse_backend_config(config.text);
+    if (!inline_value) {
+      if (!options_.read_config) {
+        add("check.backend-config", Severity::info, "not read: files a command names are read only when checking files",
+            source, &config);
+        return;
+      }
+      Result<std::string> file = options_.read_config(config.text, cmd_);
+      if (!file) {
+        const bool refused = file.error().code == ErrorCode::invalid_argument;
+        add("check.backend-config", refused ? Severity::info : Severity::error,
+            refused ? fmt::format("not read: {}", file.error().message) : file.error().describe(), source, &config);
+        return;
+      }
+      parsed = parse_backend_config_file(*file, config.text);
+    }
+    if (parsed) request_.backend_config = std::move(*parsed);
+    else add("check.backend-config", Severity::error, parsed.error().describe(), source, &config);
   }
 
   // ---- the model ----

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnsel/selection.hpp"
+#include "core/json_text.hpp"
 
 namespace attnsel {
 namespace {
@@ -532,7 +533,7 @@ std::string render_lint_json(const LintReport& r, double seconds, int indent) {
       {"unreachable_backends", r.unreachable_backends},
       {"explicit_only_backends", r.explicit_only_backends},
   };
-  return j.dump(indent);
+  return detail::json_text(j, indent);
 }
 
 }  // namespace attnsel

@@ -7,15 +7,14 @@
 
 #include <unistd.h>
 
+#include "attnsel/input.hpp"
+#include "attnsel/render.hpp"
 #include "attnsel/version.hpp"
 #include "cli.hpp"
 
 namespace attnsel::cli {
 
-bool use_color() {
-  const char* no_color = std::getenv("NO_COLOR");
-  return isatty(STDOUT_FILENO) && (!no_color || !*no_color);
-}
+bool use_color() { return color_wanted(isatty(STDOUT_FILENO)); }
 
 void MatrixChoice::add_options(CLI::App& app) {
   app.add_option("--matrix", file, "matrix JSON file (default: ATTNSEL_MATRIX, else the built-in one)");
@@ -87,7 +86,7 @@ int main(int argc, char** argv) {
       if (auto code = command()) return *code;
     return kOk;
   } catch (const Failure& f) {
-    std::cerr << "attnsel: " << f.message << "\n";
+    std::cerr << "attnsel: " << attnsel::escape_for_terminal(f.message) << "\n";  // names may come from hostile files
     return f.code;
   }
 }

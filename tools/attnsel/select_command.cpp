@@ -12,6 +12,7 @@
 
 #include "attnsel/backend_config.hpp"
 #include "attnsel/check.hpp"
+#include "attnsel/input.hpp"
 #include "attnsel/launch_args.hpp"
 #include "attnsel/probe.hpp"
 #include "attnsel/render.hpp"
@@ -103,6 +104,7 @@ std::vector<DeviceInfo> devices_from_args(const Catalog& catalog, const SelectAr
   for (std::size_t i = 0; i < found.size(); ++i) {
     if (!a.all_devices && i != static_cast<std::size_t>(a.device_index)) continue;
     DeviceInfo d = found[i];
+    if (!d.invalid.empty()) throw Failure{kProbeFailed, fmt::format("GPU {}: {}; pass --gpu", i, d.invalid)};
     if (d.platform == Platform::cuda && !d.compute_capability)
       throw Failure{kProbeFailed, fmt::format("the probe found GPU {} but not its compute capability; pass --gpu", i)};
     if (d.compute_capability)
@@ -168,6 +170,8 @@ Request with_engine_flags(Request r, const SelectArgs& a, const std::shared_ptr<
   if (!grammar && !(*profile)->launchers.empty()) grammar = (*profile)->grammar((*profile)->launchers.front().grammar, a.matrix.release.value_or(""));
   if (!grammar) throw Failure{kUsage, fmt::format("the {} profile has no launch grammar", (*profile)->engine)};
   CheckOptions options;
+  // The user's own command line may name any file (--config, a backend config), read bounded.
+  options.read_config = [](const std::string& path, const LaunchCommand&) { return read_input_file(path); };
   options.model = r.model;
   options.strict = a.strict;
   options.topk_implies_speculative = true;
