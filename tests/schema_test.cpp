@@ -1,6 +1,8 @@
 // data/matrix.schema.json against the matrices: every built-in one conforms (overlays through the
 // schema's "extends" branch), and broken variants that the loader rejects the schema rejects too;
-// data/matrices.schema.json against the registry. No JSON Schema library is available, so a small
+// data/matrices.schema.json against the registry; data/profile.schema.json and data/grammar.schema.json
+// against every engine profile and grammar (data/engines/ and the toy fixture), cross-checked with
+// load_profile the same way. No JSON Schema library is available, so a small
 // checker for exactly the keywords the schemas use lives here; a keyword it does not know is an error,
 // never ignored.
 #include <gtest/gtest.h>
@@ -19,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnsel/matrix.hpp"
+#include "attnsel/profile.hpp"
 
 namespace attnsel {
 namespace {
@@ -120,9 +123,13 @@ class SchemaChecker {
           for (const auto& [name, sub] : arg.items())
             if (v.contains(name)) visit(sub, v[name], at + "/" + name, out);
       } else if (key == "additionalProperties") {
-        if (arg != false) fail("the checker supports only \"additionalProperties\": false");
+        // false: a closed object; a schema: a map (no "properties") whose every value it checks.
         const json& known = s.contains("properties") ? s["properties"] : json::object();
-        if (v.is_object())
+        if (arg.is_object() && s.contains("properties")) fail("the checker supports a schema in \"additionalProperties\" only for maps");
+        else if (arg.is_object() && v.is_object())
+          for (const auto& [name, sub] : v.items()) visit(arg, sub, at + "/" + name, out);
+        else if (arg != false) fail("the checker supports \"additionalProperties\": false or a schema");
+        else if (v.is_object())
           for (const auto& [name, sub] : v.items())
             if (!known.contains(name)) fail("unknown key \"" + name + "\"");
       } else if (key == "const") {
@@ -215,7 +222,13 @@ std::size_t check_closed_and_described(const json& schema) {
     // A node whose "type" is not a string is a "properties" map with a field named "type".
     if (node->is_object() && node->contains("type") && (*node)["type"] == "object") {
       ++objects;
-      EXPECT_EQ(node->value("additionalProperties", json(true)), false) << at;
+      // Closed, or a map (no "properties") whose values are described, like a field.
+      const json closed = node->value("additionalProperties", json(true));
+      if (closed.is_object() && !node->contains("properties")) {
+        EXPECT_FALSE(closed.value("description", "").empty()) << at << "/additionalProperties";
+      } else {
+        EXPECT_EQ(closed, false) << at;
+      }
       const json properties = node->value("properties", json::object());
       for (const auto& [name, sub] : properties.items()) {
         EXPECT_TRUE(sub.is_object() && !sub.value("description", "").empty()) << at << "/properties/" << name;
@@ -557,6 +570,388 @@ TEST_F(RegistrySchema, RejectsBrokenRegistries) {
                            "0.5.rc1", "0.5.3-rc1", "x0.5.3"}) {
     SCOPED_TRACE(text);
     EXPECT_EQ(SchemaChecker(release).check(json(text)).empty(), parse_release(text).has_value());
+  }
+}
+
+// ---- engine profiles and launch grammars: data/profile.schema.json, data/grammar.schema.json ----
+
+const std::string kEngines = kData + "engines/";
+const std::string kToy = std::string(ATTNSEL_TESTS_DIR) + "/fixtures/engines/toy/";
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Every file of data/engines/*/ whose name matches: a new engine is checked without a change here.
+std::vector<std::string> engine_files(const std::string& prefix) {
+  std::vector<std::string> out;
+  for (const auto& dir : std::filesystem::directory_iterator(kEngines)) {
+    if (!dir.is_directory()) continue;
+    for (const auto& file : std::filesystem::directory_iterator(dir.path())) {
+      const std::string name = file.path().filename().string();
+      if (name.rfind(prefix, 0) == 0 && file.path().extension() == ".json") out.push_back(file.path().string());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Reads the files a profile names from `dir`, as load_profile_file does; `overrides` replace some.
+ProfileFileReader files_in(const std::string& dir, std::map<std::string, std::string> overrides = {}) {
+  return [dir, overrides](std::string_view relative) -> Result<std::string> {
+    if (auto it = overrides.find(std::string(relative)); it != overrides.end()) return it->second;
+    const std::string path = dir + std::string(relative);
+    if (!std::filesystem::is_regular_file(path)) return Error{ErrorCode::io_error, "no such file", path, {}, {}};
+    return read_text(path);
+  };
+}
+
+class ProfileSchema : public testing::Test {
+ protected:
+  void SetUp() override {
+    schema = read_json(kData + "profile.schema.json");
+    sglang = read_json(kEngines + "sglang/profile.json");
+    toy = read_json(kToy + "profile.json");
+    ASSERT_TRUE(schema.is_object()) << "data/profile.schema.json is not a JSON object";
+    ASSERT_TRUE(sglang.is_object()) << "data/engines/sglang/profile.json is not a JSON object";
+    ASSERT_TRUE(toy.is_object()) << "tests/fixtures/engines/toy/profile.json is not a JSON object";
+  }
+  std::string launcher(const std::string& label) const { return entry(sglang, "/launchers", "label", label); }
+  std::string binding(const std::string& field) const { return entry(sglang, "/bindings", "field", field); }
+  json schema, sglang, toy;
+};
+
+TEST_F(ProfileSchema, DescribesTheProfileInDraft2020) {
+  EXPECT_EQ(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
+  EXPECT_FALSE(schema.value("source", "").empty());
+  EXPECT_GE(check_closed_and_described(schema), 8u);
+  const auto profiles = engine_files("profile");
+  EXPECT_GE(profiles.size(), 2u);
+  for (const auto& file : profiles) EXPECT_EQ(read_json(file).value("$schema", ""), "../../profile.schema.json") << file;
+  // The release pattern is the registry's: one spelling of parse_release's rule.
+  EXPECT_EQ(schema["$defs"]["release"]["pattern"], read_json(kData + "matrices.schema.json")["$defs"]["release"]["pattern"]);
+}
+
+TEST_F(ProfileSchema, TheBuiltInProfilesAndTheToyConform) {
+  SchemaChecker checker(schema);
+  std::vector<std::string> files = engine_files("profile");
+  files.push_back(kToy + "profile.json");
+  for (const auto& file : files) {
+    SCOPED_TRACE(file);
+    const json doc = read_json(file);
+    ASSERT_TRUE(doc.is_object());
+    auto errors = checker.check(doc);
+    EXPECT_TRUE(errors.empty()) << file << ":" << joined(errors);
+    auto loaded = load_profile_file(file);
+    EXPECT_TRUE(loaded.ok()) << loaded.error().describe();
+  }
+}
+
+// Each variant must be refused by both the loader and the schema (broken), or accepted by both (fine).
+// The loader reads the grammar files the variant names from `dir`.
+void cross_check_profile(const SchemaChecker& checker, const json& base, const std::string& dir,
+                         const std::vector<Variant>& broken, const std::vector<Variant>& fine) {
+  for (const auto& v : broken) {
+    SCOPED_TRACE(v.what);
+    const json doc = apply(base, v);
+    EXPECT_FALSE(load_profile(doc.dump(), "variant", files_in(dir)).ok()) << "the loader accepts it: not a broken variant";
+    EXPECT_FALSE(checker.check(doc).empty()) << "the schema accepts it";
+  }
+  for (const auto& v : fine) {
+    SCOPED_TRACE(v.what);
+    const json doc = apply(base, v);
+    auto loaded = load_profile(doc.dump(), "variant", files_in(dir));
+    EXPECT_TRUE(loaded.ok()) << loaded.error().describe();
+    EXPECT_TRUE(checker.check(doc).empty()) << joined(checker.check(doc));
+  }
+}
+
+TEST_F(ProfileSchema, RejectsWhatTheLoaderRejects) {
+  SchemaChecker checker(schema);
+  const std::string module = launcher("sglang.launch_server"), program = launcher("sglang serve");
+  const std::string grammar = "/grammars/0", topk = "/speculative/auto_topk/0", handoff = "/handoffs/0";
+  const std::vector<Variant> broken = {
+      {"schema version 2", "/schema_version", 2},
+      {"schema version as a string", "/schema_version", "1"},
+      {"unknown top-level key", "/launcher", json::array()},
+      {"no engine", "/engine", nullptr},
+      {"no title", "/title", nullptr},
+      {"no source", "/source", nullptr},
+      {"no launchers", "/launchers", nullptr},
+      {"launchers as an object", "/launchers", json::object()},
+      {"description as a number", "/description", 1},
+      {"a launcher with a module and a program", module + "/program", "sglang"},
+      {"a launcher with neither", module + "/module", nullptr},
+      {"a launcher with an empty module only", module + "/module", ""},
+      {"a module with a subcommand", module + "/subcommand", json::array({"serve"})},
+      {"a module with an empty-string subcommand", module + "/subcommand", ""},
+      {"a launcher without source", module + "/source", nullptr},
+      {"a launcher without grammar", module + "/grammar", nullptr},
+      {"a launcher without label", module + "/label", nullptr},
+      {"a launcher with an unknown key", module + "/args", json::array()},
+      {"positional_model as a string", program + "/positional_model", "yes"},
+      {"subcommand as a number", program + "/subcommand", 1},
+      {"a grammar without file or files", grammar + "/file", nullptr},
+      {"a grammar with an empty files list", "/grammars/2/files", json::array()},
+      {"a grammar with an empty files list beside file", grammar + "/files", json::array()},
+      {"a grammar without name", grammar + "/name", nullptr},
+      {"since not a release", grammar + "/since", "0.5.x"},
+      {"since as a number", grammar + "/since", 0.5},
+      {"file as a list", grammar + "/file", json::array({"grammar-main.json"})},
+      {"a grammar with an unknown key", grammar + "/until", "0.5.13"},
+      {"grammars as an object", "/grammars", json::object()},
+      {"a binding without field", binding("page_size") + "/field", nullptr},
+      {"a binding's flags as a number", binding("page_size") + "/flags", 1},
+      {"a binding with an unknown key", binding("page_size") + "/flag", "--page-size"},
+      {"bindings as an object", "/bindings", json::object()},
+      {"vocabularies as an array", "/vocabularies", json::array()},
+      {"a vocabulary without spellings", "/vocabularies/kv_cache_dtype/spellings", nullptr},
+      {"a vocabulary without source", "/vocabularies/kv_cache_dtype/source", nullptr},
+      {"a spelling mapped to a number", "/vocabularies/kv_cache_dtype/spellings/auto", 1},
+      {"spellings as an array", "/vocabularies/kv_cache_dtype/spellings", json::array({"auto"})},
+      {"speculative without auto_topk", "/speculative/auto_topk", nullptr},
+      {"speculative without source", "/speculative/source", nullptr},
+      {"an alias mapped to a list", "/speculative/aliases/NEXTN", json::array({"EAGLE"})},
+      {"topk 0", topk + "/topk", 0},
+      {"topk above 65536", topk + "/topk", 65537},
+      {"topk as a string", topk + "/topk", "1"},
+      {"an auto_topk entry without topk", topk + "/topk", nullptr},
+      {"an auto_topk entry with an unknown key", topk + "/model", "x"},
+      {"algorithms as a number", "/speculative/algorithms", 3},
+      {"a handoff without engine", handoff + "/engine", nullptr},
+      {"a handoff without source", handoff + "/source", nullptr},
+      {"a handoff value as a boolean", handoff + "/value", true},
+  };
+  const std::vector<Variant> fine = {
+      {"any $schema", "/$schema", "https://example.org/x.json"},
+      {"no description", "/description", nullptr},
+      {"an empty module beside a program", program + "/module", ""},
+      {"a module with no subcommand words", module + "/subcommand", json::array()},
+      {"one subcommand as a string", program + "/subcommand", "serve"},
+      {"files beside file (files win)", grammar + "/files", json::array({"grammar-0.5.12.json"})},
+      {"files as one string", "/grammars/2/files", "grammar-router-main.json"},
+      {"an empty since", grammar + "/since", ""},
+      {"no since", grammar + "/since", nullptr},
+      {"since with v and a suffix", grammar + "/since", "v0.5.12.post1"},
+      {"no grammars at all", "/grammars", nullptr},
+      {"a binding's flags as one string", binding("page_size") + "/flags", "--page-size"},
+      {"a binding without flags", binding("page_size") + "/flags", nullptr},
+      {"a spelling mapped to null", "/vocabularies/kv_cache_dtype/spellings/auto", nullptr, true},
+      {"no vocabularies", "/vocabularies", nullptr},
+      {"no algorithms", "/speculative/algorithms", nullptr},
+      {"no aliases", "/speculative/aliases", nullptr},
+      {"auto_when_unset as one string", "/speculative/auto_when_unset", "speculative.topk"},
+      {"topk 65536", topk + "/topk", 65536},
+      {"no speculative", "/speculative", nullptr},
+      {"no handoffs", "/handoffs", nullptr},
+  };
+  cross_check_profile(checker, sglang, kEngines + "sglang/", broken, fine);
+}
+
+// What only the loader can judge: names that must exist, files that must load. The schema accepts these.
+TEST_F(ProfileSchema, CrossChecksAreTheLoadersAlone) {
+  SchemaChecker checker(schema);
+  const std::vector<Variant> loader_only = {
+      {"a launcher naming a grammar the profile lacks", launcher("sglang.launch_server") + "/grammar", "serverr"},
+      {"a grammar file that does not exist", "/grammars/0/file", "grammar-0.4.0.json"},
+      {"a grammar file that is not a grammar", "/grammars/0/file", "profile.json"},
+  };
+  for (const auto& v : loader_only) {
+    SCOPED_TRACE(v.what);
+    const json doc = apply(sglang, v);
+    EXPECT_TRUE(checker.check(doc).empty()) << joined(checker.check(doc));
+    EXPECT_FALSE(load_profile(doc.dump(), "variant", files_in(kEngines + "sglang/")).ok());
+  }
+  // A profile loaded from text cannot name files.
+  EXPECT_FALSE(load_profile(toy.dump(), "text").ok());
+}
+
+// "since" is judged by parse_release in the loader; the schema's pattern agrees on every spelling.
+TEST_F(ProfileSchema, SinceAgreesWithParseRelease) {
+  const SchemaChecker since(json({{"$defs", schema["$defs"]}, {"anyOf", schema["$defs"]["grammar"]["properties"]["since"]["anyOf"]}}));
+  for (const char* text : {"0.5.3", "v0.5.3", "0.5", "0.5.3.post1", "0.5.3post1", "0.5.3rc0", "0.5.3.dev1", "1234.0.0", "0.5.3.4",
+                           "0.5.3x", "0.5.", "5", "12345.0", "0.5.3.rc1", "V1.2", "0.5.3.", "0.5.3..post1", "0.5rc1", "0.5.rc1",
+                           "0.5.3-rc1", "x0.5.3", "main", "1.0"}) {
+    SCOPED_TRACE(text);
+    EXPECT_EQ(since.check(json(text)).empty(), parse_release(text).has_value());
+    json doc = toy;
+    doc["grammars"][0]["since"] = text;
+    EXPECT_EQ(load_profile(doc.dump(), "variant", files_in(kToy)).ok(), parse_release(text).has_value());
+  }
+  EXPECT_TRUE(since.check(json("")).empty());
+}
+
+class GrammarSchema : public testing::Test {
+ protected:
+  void SetUp() override {
+    schema = read_json(kData + "grammar.schema.json");
+    toy = read_json(kToy + "grammar-1.0.json");
+    ASSERT_TRUE(schema.is_object()) << "data/grammar.schema.json is not a JSON object";
+    ASSERT_TRUE(toy.is_object()) << "tests/fixtures/engines/toy/grammar-1.0.json is not a JSON object";
+  }
+  std::string flag(const std::string& name) const {
+    const json& flags = toy["flags"];
+    for (std::size_t i = 0; i < flags.size(); ++i)
+      if (flags[i]["names"][0] == name) return "/flags/" + std::to_string(i);
+    ADD_FAILURE() << "no flag " << name;
+    return "/flags/0";
+  }
+  json schema, toy;
+};
+
+// The loader reads a grammar only through a profile: a one-grammar profile whose file is `grammar`.
+Result<std::shared_ptr<const EngineProfile>> load_grammar(const json& grammar) {
+  const json profile = {{"schema_version", 1}, {"engine", "g"}, {"title", "G"}, {"source", "test"},
+                        {"launchers", json::array({{{"label", "g"}, {"program", "g"}, {"grammar", "g"}, {"source", "test"}}})},
+                        {"grammars", json::array({{{"name", "g"}, {"file", "g.json"}}})}};
+  return load_profile(profile.dump(), "grammar variant", files_in("/nonexistent/", {{"g.json", grammar.dump()}}));
+}
+
+TEST_F(GrammarSchema, DescribesTheGrammarInDraft2020) {
+  EXPECT_EQ(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
+  EXPECT_FALSE(schema.value("source", "").empty());
+  EXPECT_GE(check_closed_and_described(schema), 2u);
+  // Every built-in grammar names the schema first, as tools/profile/extract_argparse.py writes it.
+  const auto grammars = engine_files("grammar-");
+  EXPECT_GE(grammars.size(), 5u);
+  for (const auto& file : grammars) {
+    const std::string text = read_text(file);
+    EXPECT_EQ(text.find("\"$schema\": \"../../grammar.schema.json\","), text.find('"')) << file;
+  }
+  EXPECT_NE(read_text(kSource + "/tools/profile/extract_argparse.py").find("\"$schema\": \"../../grammar.schema.json\""),
+            std::string::npos);
+}
+
+TEST_F(GrammarSchema, TheBuiltInGrammarsAndTheToysConform) {
+  SchemaChecker checker(schema);
+  std::vector<std::string> files = engine_files("grammar-");
+  files.push_back(kToy + "grammar-1.0.json");
+  files.push_back(kToy + "grammar-2.0.json");
+  for (const auto& file : files) {
+    SCOPED_TRACE(file);
+    const json doc = read_json(file);
+    ASSERT_TRUE(doc.is_object());
+    auto errors = checker.check(doc);
+    EXPECT_TRUE(errors.empty()) << file << ":" << joined(errors);
+    auto loaded = load_grammar(doc);
+    EXPECT_TRUE(loaded.ok()) << loaded.error().describe();
+  }
+}
+
+TEST_F(GrammarSchema, RejectsWhatTheLoaderRejects) {
+  SchemaChecker checker(schema);
+  const std::string weights = flag("--weights"), gpus = flag("--gpus"), kernel = flag("--attn-kernel");
+  const std::vector<Variant> broken = {
+      {"no source", "/source", nullptr},
+      {"no flags", "/flags", nullptr},
+      {"flags as an object", "/flags", json::object()},
+      {"an unknown top-level key", "/parser", "x"},
+      {"allow_abbrev as a string", "/allow_abbrev", "true"},
+      {"complete as a number", "/complete", 0},
+      {"add_help as null", "/add_help", nullptr, true},
+      {"engine_version as a number", "/engine_version", 1.0},
+      {"config_flag as a number", "/config_flag", 1},
+      {"config_merge as a list", "/config_merge", json::array()},
+      {"a positional", "/positionals", json::array({{{"dest", "model"}}})},
+      {"positionals as null", "/positionals", nullptr, true},
+      {"positionals as an object", "/positionals", json::object()},
+      {"a flag that is a string", weights, "--weights"},
+      {"a flag without names", weights + "/names", nullptr},
+      {"empty names", weights + "/names", json::array()},
+      {"a name without a dash", weights + "/names/0", "weights"},
+      {"a lone dash", weights + "/names/1", "-"},
+      {"an empty name", weights + "/names", ""},
+      {"names as a number", weights + "/names", 1},
+      {"a -h beside add_help", weights + "/names/1", "-h"},
+      {"--help beside add_help", weights + "/names", "--help"},
+      {"an unknown flag key", weights + "/metavar", "PATH"},
+      {"dest as a number", weights + "/dest", 1},
+      {"action as null", weights + "/action", nullptr, true},
+      {"type as a number", weights + "/type", 1},
+      {"nargs 2 as a string", gpus + "/nargs", "2"},
+      {"nargs REMAINDER", gpus + "/nargs", "..."},
+      {"nargs -1", gpus + "/nargs", -1},
+      {"nargs above 1000", gpus + "/nargs", 1001},
+      {"nargs as a float", gpus + "/nargs", 1.5},
+      {"choices as a string", kernel + "/choices", "fast"},
+      {"choices as an object", kernel + "/choices", json::object()},
+      {"required as a string", weights + "/required", "yes"},
+      {"deprecated as null", weights + "/deprecated", nullptr, true},
+      {"removed as a number", weights + "/removed", 1},
+      {"replacement as a number", weights + "/replacement", 1},
+      {"deprecated_names as a number", weights + "/deprecated_names", 1},
+      {"line -1", weights + "/line", -1},
+      {"line above 10000000", weights + "/line", 10000001},
+      {"line as a string", weights + "/line", "10"},
+      {"line as a float", weights + "/line", 10.0},
+  };
+  const std::vector<Variant> fine = {
+      {"any $schema", "/$schema", "../../grammar.schema.json"},
+      {"no engine_version", "/engine_version", nullptr},
+      {"informational top-level keys of any type", "/note", json::object({{"a", 1}})},
+      {"extracted_by and prog", "/prog", 3},
+      {"complete false", "/complete", false},
+      {"config_flag null", "/config_flag", nullptr, true},
+      {"config_merge null", "/config_merge", nullptr, true},
+      {"no config_flag", "/config_flag", nullptr},
+      {"empty positionals", "/positionals", json::array()},
+      {"an empty flags list", "/flags", json::array()},
+      {"--help when add_help is false", "/flags", json::array({{{"names", {"-h", "--help"}}, {"action", "help"}}})},
+      {"names as one string", weights + "/names", "--weights"},
+      {"a two-character name", weights + "/names", json::array({"-w", "--"})},
+      {"an unknown action", weights + "/action", "MyAction"},
+      {"type null", weights + "/type", nullptr, true},
+      {"an unknown type", weights + "/type", "Path"},
+      {"nargs null", gpus + "/nargs", nullptr, true},
+      {"nargs 0", gpus + "/nargs", 0},
+      {"nargs 1000", gpus + "/nargs", 1000},
+      {"nargs ?", gpus + "/nargs", "?"},
+      {"nargs *", gpus + "/nargs", "*"},
+      {"choices null", kernel + "/choices", nullptr, true},
+      {"choices of numbers", kernel + "/choices", json::array({1, 2.5, true})},
+      {"default of any type", weights + "/default", json::array({1})},
+      {"const of any type", weights + "/const", json::object()},
+      {"help text", weights + "/help", "Path to the weights."},
+      {"file", weights + "/file", "toy/args.py"},
+      {"choices_expr", kernel + "/choices_expr", "KERNELS"},
+      {"choices_unresolved", kernel + "/choices_unresolved", true},
+      {"default_suppressed", weights + "/default_suppressed", true},
+      {"help_suppressed", weights + "/help_suppressed", true},
+      {"deprecated with a replacement", weights + "/replacement", "--model"},
+      {"replacement null", weights + "/replacement", nullptr, true},
+      {"removed", weights + "/removed", true},
+      {"deprecated_names as one string", weights + "/deprecated_names", "-w"},
+      {"line null", weights + "/line", nullptr, true},
+      {"line 0", weights + "/line", 0},
+  };
+  for (const auto& v : broken) {
+    SCOPED_TRACE(v.what);
+    const json doc = apply(toy, v);
+    EXPECT_FALSE(load_grammar(doc).ok()) << "the loader accepts it: not a broken variant";
+    EXPECT_FALSE(checker.check(doc).empty()) << "the schema accepts it";
+  }
+  for (const auto& v : fine) {
+    SCOPED_TRACE(v.what);
+    json doc = apply(toy, v);
+    if (std::string(v.what) == "--help when add_help is false") doc["add_help"] = false;
+    auto loaded = load_grammar(doc);
+    EXPECT_TRUE(loaded.ok()) << loaded.error().describe();
+    EXPECT_TRUE(checker.check(doc).empty()) << joined(checker.check(doc));
+  }
+}
+
+// Option strings declared twice (argparse refuses them) are the loader's check alone.
+TEST_F(GrammarSchema, DuplicateOptionStringsAreTheLoadersAlone) {
+  SchemaChecker checker(schema);
+  for (const Variant& v : {Variant{"across flags", flag("--block") + "/names/0", "--weights"},
+                           Variant{"within a flag", flag("--block") + "/names", json::array({"--block", "--block"})}}) {
+    SCOPED_TRACE(v.what);
+    const json doc = apply(toy, v);
+    EXPECT_TRUE(checker.check(doc).empty()) << joined(checker.check(doc));
+    EXPECT_FALSE(load_grammar(doc).ok());
   }
 }
 

@@ -484,6 +484,7 @@ def main():
     else:
         allow_abbrev = allow_abbrev_of(trees.values())
     out = {
+        "$schema": "../../grammar.schema.json",
         "source": f"sgl-project/sglang {' + '.join(read)}@{args.commit}"
                   + (" (ServerArgs.add_cli_args)" if SA in read else "")
                   + (f" {args.source_note}" if args.source_note else ""),
