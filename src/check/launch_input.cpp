@@ -9,6 +9,7 @@
 
 namespace attnsel {
 
+using launch_detail::add_command_context;
 using launch_detail::ArgWord;
 using launch_detail::basename;
 using launch_detail::ends_with;
@@ -24,6 +25,10 @@ using launch_detail::Sink;
 using launch_detail::source_of;
 using launch_detail::starts_with;
 using launch_detail::yaml_looks_like_compose;
+using launch_detail::scan_python;
+using launch_detail::scan_rst;
+using launch_detail::scan_asciidoc;
+using launch_detail::scan_helm;
 
 std::string_view name_of(InputFormat f) {
   switch (f) {
@@ -33,6 +38,10 @@ std::string_view name_of(InputFormat f) {
     case InputFormat::compose: return "compose";
     case InputFormat::kubernetes: return "kubernetes";
     case InputFormat::markdown: return "markdown";
+    case InputFormat::python: return "python";
+    case InputFormat::helm: return "helm";
+    case InputFormat::rst: return "rst";
+    case InputFormat::asciidoc: return "asciidoc";
   }
   return "shell";
 }
@@ -44,15 +53,23 @@ InputFormat detect_input_format(std::string_view file_name, std::string_view tex
     return InputFormat::dockerfile;
   }
   if (ends_with(base, ".md") || ends_with(base, ".markdown")) return InputFormat::markdown;
+  if (ends_with(base, ".py") || starts_with(text, "#!/usr/bin/env python") || starts_with(text, "#!/usr/bin/python"))
+    return InputFormat::python;
+  if (ends_with(base, ".rst") || ends_with(base, ".rest")) return InputFormat::rst;
+  if (ends_with(base, ".adoc") || ends_with(base, ".asciidoc") || ends_with(base, ".asc")) return InputFormat::asciidoc;
+  if (ends_with(base, ".tpl")) return InputFormat::helm;
   if (ends_with(base, ".yml") || ends_with(base, ".yaml")) {
+    const std::string path = lower(file_name);
+    if (path.find("templates/") != std::string::npos || text.find("{{") != std::string_view::npos)
+      return InputFormat::helm;
     if (starts_with(base, "docker-compose") || starts_with(base, "compose")) return InputFormat::compose;
     return yaml_looks_like_compose(text) ? InputFormat::compose : InputFormat::kubernetes;
   }
   return InputFormat::shell;
 }
 
-Result<std::vector<LaunchCommand>> find_launch_commands(std::string_view text, std::string_view file_name,
-                                                        InputFormat format, const std::vector<Launcher>& launchers) {
+LaunchScan scan_launch_input(std::string_view text, std::string_view file_name, InputFormat format,
+                             const std::vector<Launcher>& launchers) {
   if (format == InputFormat::detect) format = detect_input_format(file_name, text);
   Sink sink;
   sink.launchers = &launchers;
@@ -63,12 +80,29 @@ Result<std::vector<LaunchCommand>> find_launch_commands(std::string_view text, s
     case InputFormat::dockerfile: scan_dockerfile(text, 1, sink); break;
     case InputFormat::compose:
     case InputFormat::kubernetes: scan_yaml(text, 1, format, /*report=*/true, sink); break;
+    case InputFormat::helm: scan_helm(text, sink); break;
     case InputFormat::markdown: scan_markdown(text, sink); break;
+    case InputFormat::python: scan_python(text, sink); break;
+    case InputFormat::rst: scan_rst(text, sink); break;
+    case InputFormat::asciidoc: scan_asciidoc(text, sink); break;
   }
-  if (sink.error) return *std::move(sink.error);
+  LaunchScan scan;
   std::stable_sort(sink.found.begin(), sink.found.end(),
                    [](const LaunchCommand& a, const LaunchCommand& b) { return a.line < b.line; });
-  return std::move(sink.found);
+  scan.commands = std::move(sink.found);
+  scan.skipped = std::move(sink.skipped);
+  scan.fatal = std::move(sink.fatal);
+  scan.context = find_file_context(text, launchers);
+  add_command_context(scan.commands, launchers, scan.context);
+  return scan;
+}
+
+Result<std::vector<LaunchCommand>> find_launch_commands(std::string_view text, std::string_view file_name,
+                                                        InputFormat format, const std::vector<Launcher>& launchers) {
+  LaunchScan scan = scan_launch_input(text, file_name, format, launchers);
+  if (scan.fatal) return *std::move(scan.fatal);
+  if (!scan.skipped.empty()) return std::move(scan.skipped.front());
+  return std::move(scan.commands);
 }
 
 Result<LaunchCommand> launch_command_from_argv(const std::vector<std::string>& argv,
@@ -107,7 +141,7 @@ Result<LaunchCommand> launch_command_from_argv(const std::vector<std::string>& a
     Sink sink;
     sink.launchers = &launchers;
     extract(words, launch_detail::Context{}, 0, sink);
-    if (sink.error) return *std::move(sink.error);
+    if (!sink.skipped.empty()) return std::move(sink.skipped.front());
     if (!sink.found.empty()) {
       LaunchCommand cmd = std::move(sink.found.front());
       cmd.line = 0;

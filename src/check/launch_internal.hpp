@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "attnsel/launch.hpp"
+#include "attnsel/profile.hpp"
 
 namespace attnsel::launch_detail {
 
@@ -58,7 +59,6 @@ inline std::string_view basename(std::string_view path) {
   return slash == npos ? path : path.substr(slash + 1);
 }
 
-inline bool mentions_sglang(std::string_view text) { return text.find("sglang") != npos; }
 
 // Physical lines without their "\n" (and without a trailing "\r"), with their offsets.
 struct PhysicalLine {
@@ -118,21 +118,44 @@ struct ArgWord {
   std::string text;
   int line = 0;
   std::size_t raw = 0;  // where the word was written in the context's source, to locate nested words
+  WordShape shape = WordShape::literal;
 };
+
+// Documentation placeholders are unknown values: <model-path>, `...`, {{ .Values.model }}.
+inline WordShape placeholder_shape(std::string_view text, WordShape shape) {
+  if (text == "..." || text == "\u2026") return WordShape::words;
+  if (text.find("{{") != npos || text.find("}}") != npos) return shape > WordShape::value ? shape : WordShape::value;
+  if (text.size() > 2 && text.front() == '<' && text.back() == '>') return shape > WordShape::value ? shape : WordShape::value;
+  return shape;
+}
 
 struct Sink {
   const std::vector<Launcher>* launchers = nullptr;
   std::string file;
   std::vector<LaunchCommand> found;
-  std::optional<Error> error;
+  std::vector<Error> skipped;  // one per block that could not be read; the rest of the file goes on
+  std::optional<Error> fatal;  // the whole file could not be read as its format
 
+  // A block that could not be read: one finding, at file:line:col.
   void fail(std::string message, int line, std::optional<std::size_t> column = std::nullopt) {
-    if (error) return;
+    if (skipped.size() >= kMaxSkipped) return;
     std::string where = file.empty() ? std::string("<command line>") : file;
     if (line > 0) where += ":" + std::to_string(line);
     if (line > 0 && column) where += ":" + std::to_string(*column);
-    error = Error{ErrorCode::parse_error, std::move(message), std::move(where), {}, {}};
+    skipped.push_back(Error{ErrorCode::parse_error, std::move(message), std::move(where), {}, {}});
   }
+
+  // Whether a text names one of the launchers (a bad block that does is worth reporting).
+  bool mentions_launcher(std::string_view text) const {
+    if (!launchers) return false;
+    for (const Launcher& l : *launchers) {
+      if (!l.module.empty() && text.find(l.module) != npos) return true;
+      if (!l.program.empty() && text.find(l.program) != npos) return true;
+    }
+    return false;
+  }
+
+  static constexpr std::size_t kMaxSkipped = 1000;
 };
 
 // Finds the words of a nested script (sh -c "...", a YAML string) in the text where they were
@@ -180,6 +203,8 @@ void extract(const std::vector<ArgWord>& argv, const Context& ctx, int depth, Si
 // A script given as one word (sh -c "...", a YAML string).
 void scan_script(const ArgWord& script, const Context& ctx, int depth, OnLexError on_error, Sink& sink);
 void scan_shell(const Source& src, int depth, OnLexError on_error, Sink& sink);
+// ${X:-default} / ${X-default} words resolved to their defaults (shape value), as compose does.
+std::vector<ArgWord> resolve_defaults(const std::vector<ArgWord>& argv);
 
 // read_dockerfile.cpp
 void scan_dockerfile(std::string_view text, int first_line, Sink& sink);
@@ -190,5 +215,23 @@ void scan_yaml(std::string_view text, int first_line, InputFormat format, bool r
 
 // read_markdown.cpp
 void scan_markdown(std::string_view text, Sink& sink);
+// A code block of a document in language `lang`: its lines (indentation removed), the file line of
+// the first, and each line's column in the file.
+void scan_code_block(const std::string& lang, const std::vector<std::string_view>& block, int first_line,
+                     const std::vector<std::size_t>& columns, Sink& sink);
+
+// read_docs.cpp: reStructuredText and AsciiDoc code blocks.
+void scan_rst(std::string_view text, Sink& sink);
+void scan_asciidoc(std::string_view text, Sink& sink);
+
+// read_python.cpp: argv lists and command strings in Python launchers.
+void scan_python(std::string_view text, Sink& sink);
+
+// read_yaml.cpp: Helm templates, `{{ ... }}` made opaque values, then read as Kubernetes YAML.
+void scan_helm(std::string_view text, Sink& sink);
+
+// launch_context.cpp: the model hints of the commands found.
+void add_command_context(const std::vector<LaunchCommand>& commands, const std::vector<Launcher>& launchers,
+                         FileContext& context);
 
 }  // namespace attnsel::launch_detail

@@ -42,12 +42,35 @@ void scan_markdown(std::string_view text, Sink& sink) {
       while (strip < indent && strip < l.size() && l[strip] == ' ') ++strip;
       block.push_back(l.substr(strip));
     }
-    auto column_of = [&](std::string_view piece, std::size_t k) {
-      return static_cast<std::size_t>(piece.data() - lines[first + k].text.data()) + 1;
-    };
+    std::vector<std::size_t> columns;
+    for (std::size_t k = 0; k < block.size(); ++k)
+      columns.push_back(static_cast<std::size_t>(block[k].data() - lines[first + k].text.data()) + 1);
     li = end + 1;
-    const int first_line = static_cast<int>(first) + 1;
+    scan_code_block(lang, block, static_cast<int>(first) + 1, columns, sink);
+  }
+}
 
+void scan_code_block(const std::string& lang, const std::vector<std::string_view>& block, int first_line,
+                     const std::vector<std::size_t>& columns, Sink& sink) {
+  {
+    auto column_of = [&](std::string_view piece, std::size_t k) {
+      return columns[k] + static_cast<std::size_t>(piece.data() - block[k].data());
+    };
+
+    if (lang == "python" || lang == "py" || lang == "python3") {
+      std::string joined;
+      for (std::string_view l : block) joined.append(l).append("\n");
+      Sink inner;
+      inner.launchers = sink.launchers;
+      inner.file = sink.file;
+      scan_python(joined, inner);
+      for (LaunchCommand& c : inner.found) {
+        c.line += first_line - 1;
+        for (int& l : c.arg_lines) l += first_line - 1;
+        sink.found.push_back(std::move(c));
+      }
+      return;
+    }
     const bool shellish = lang.empty() || lang == "bash" || lang == "sh" || lang == "shell" ||
                           lang == "console" || lang == "zsh" || lang == "shell-session" ||
                           lang == "shellsession" || lang == "terminal";

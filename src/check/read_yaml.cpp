@@ -39,7 +39,7 @@ class YamlScanner {
                           (lines[k].text.size() == 3 || is_blank(lines[k].text[3]));
       if (k < lines.size() && !marker) continue;
       const std::size_t doc_end = k < lines.size() ? lines[k].offset : file_.text.size();
-      if (!load(doc_begin, doc_end, report)) return;
+      load(doc_begin, doc_end, report);  // a bad document is one finding; the next ones are still read
       doc_begin = doc_end;
     }
   }
@@ -85,17 +85,23 @@ class YamlScanner {
     if (!node.IsDefined() || node.IsNull()) return argv;
     if (node.IsSequence()) {
       for (const YAML::Node& item : node) {
-        if (item.IsScalar()) argv.push_back(ArgWord{item.Scalar(), line_of(item), pos_of(item)});
+        // $(VAR) (Kubernetes), ${VAR} (compose), a Helm value: filled in before the program runs.
+        const WordShape shape = item.Scalar().find('$') != npos ? WordShape::value : WordShape::literal;
+        if (item.IsScalar()) argv.push_back(ArgWord{item.Scalar(), line_of(item), pos_of(item), placeholder_shape(item.Scalar(), shape)});
       }
     } else if (node.IsScalar()) {
       const Lexed lexed = lex_shell(node.Scalar());
       if (!lexed.error.empty()) {
-        if (mentions_sglang(node.Scalar())) sink_.fail(lexed.error + " in a YAML command string", line_of(node));
+        if (sink_.mentions_launcher(node.Scalar())) sink_.fail(lexed.error + " in a YAML command string", line_of(node));
         return argv;
       }
       Locator locate(&file_, pos_of(node), line_of(node));
       for (const SimpleCommand& command : lexed.commands) {
-        for (const Word& w : command) argv.push_back(locate.next(w.text));
+        for (const Word& w : command) {
+          ArgWord a = locate.next(w.text);
+          a.shape = placeholder_shape(w.text, w.shape);
+          argv.push_back(std::move(a));
+        }
       }
     }
     return argv;
@@ -109,19 +115,77 @@ class YamlScanner {
       const char* args_key = compose_ ? "command" : "args";
       std::vector<ArgWord> argv = words_of(node[program_key]);
       std::vector<ArgWord> rest = words_of(node[args_key]);
+      const bool has_program = !argv.empty();
       argv.insert(argv.end(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
-      if (!argv.empty()) extract(argv, Context{&file_}, 0, sink_);
+      const std::size_t before = sink_.found.size();
+      if (!argv.empty()) extract(resolve_defaults(argv), Context{&file_}, 0, sink_);
+      if (!has_program && sink_.found.size() == before) flag_list(node[args_key], node);
       for (const auto& kv : node) {
         if (kv.first.IsScalar() && (kv.first.Scalar() == program_key || kv.first.Scalar() == args_key)) continue;
+        if (kv.first.IsScalar() && is_flag_list_key(kv.first.Scalar()) && flag_list(kv.second, node)) continue;
         walk(kv.second, depth + 1);
       }
     } else if (node.IsSequence()) {
       for (const YAML::Node& item : node) walk(item, depth + 1);
-    } else if (node.IsScalar() && mentions_sglang(node.Scalar())) {
+    } else if (node.IsScalar() && sink_.mentions_launcher(node.Scalar())) {
       // Scripts kept in YAML (a ConfigMap's start.sh, a CI step's `run: |`): best effort.
       scan_script(ArgWord{node.Scalar(), line_of(node), pos_of(node)}, Context{&file_}, 1, OnLexError::ignore,
                   sink_);
     }
+  }
+
+  static bool is_flag_list_key(const std::string& key) {
+    return key == "extraArgs" || key == "extra_args" || key == "extraArguments" || key == "serverArgs" ||
+           key == "server_args" || key == "engineArgs" || key == "launchArgs";
+  }
+
+  // A list of --flags (container args without a command, Helm values extraArgs) in a document
+  // that names an engine's image or launcher: that engine's flags. True when read.
+  // `owner` is the map holding the list: its own `image`, when it has one, decides the engine.
+  bool flag_list(const YAML::Node& node, const YAML::Node& owner) {
+    if (!node.IsDefined() || !node.IsSequence() || node.size() == 0 || !node[0].IsScalar() ||
+        !starts_with(node[0].Scalar(), "--"))
+      return false;
+    const YAML::Node image = owner["image"];
+    std::string named;  // the image's repository, "" when the map names none
+    if (image.IsDefined() && image.IsScalar()) named = image.Scalar();
+    if (image.IsDefined() && image.IsMap() && image["repository"].IsDefined() && image["repository"].IsScalar())
+      named = image["repository"].Scalar();
+    const Launcher* engine = image.IsDefined() ? engine_of_text(named + "\n")
+                                               : engine_of_text(std::string_view(file_.text).substr(doc_pos_));
+    if (!engine) return false;
+    std::vector<ArgWord> argv = resolve_defaults(words_of(node));
+    LaunchCommand cmd;
+    cmd.file = sink_.file;
+    cmd.line = argv.empty() ? line_of(node) : argv.front().line;
+    cmd.launcher = "flags";
+    cmd.engine = engine->engine;
+    cmd.grammar = engine->grammar;
+    bool shaped = false;
+    for (const ArgWord& w : argv) {
+      cmd.args.push_back(w.text);
+      cmd.arg_lines.push_back(w.line);
+      cmd.arg_shapes.push_back(w.shape);
+      shaped = shaped || w.shape != WordShape::literal;
+    }
+    if (!shaped) cmd.arg_shapes.clear();
+    sink_.found.push_back(std::move(cmd));
+    return true;
+  }
+
+  // The first launcher whose engine the document names: an image ".../ENGINE:tag" or the launcher.
+  const Launcher* engine_of_text(std::string_view doc) const {
+    for (const Launcher& l : *sink_.launchers) {
+      if (!l.module.empty() && doc.find(l.module) != npos) return &l;
+      const std::string repo = "/" + l.engine;
+      for (std::size_t at = doc.find(repo); at != npos; at = doc.find(repo, at + 1)) {
+        const std::size_t end = at + repo.size();
+        if (end >= doc.size() || doc[end] == ':' || doc[end] == '"' || doc[end] == '\'' || doc[end] == '\n' ||
+            doc[end] == ' ' || doc[end] == '@')
+          return &l;
+      }
+    }
+    return nullptr;
   }
 
   Source file_;
@@ -144,13 +208,49 @@ void scan_yaml(std::string_view text, int first_line, InputFormat format, bool r
   (void)text;
   (void)first_line;
   (void)format;
-  if (report && !sink.error) {
-    sink.error = Error{ErrorCode::invalid_argument,
+  if (report && !sink.fatal) {
+    sink.fatal = Error{ErrorCode::invalid_argument,
                        "this build of attnsel has no YAML support (it was built without yaml-cpp); "
                        "compose and Kubernetes files cannot be checked",
                        sink.file, {}, {}};
   }
 #endif
+}
+
+// {{ ... }} made YAML-safe and opaque: a line that is only a template action is blanked, an
+// inline one becomes ${...} (an unknown value to the shell reader). Lines stay where they were.
+std::string helm_as_yaml(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const PhysicalLine& l : split_lines(text)) {
+    const std::string_view t = trim(l.text);
+    if (starts_with(t, "{{") && ends_with(t, "}}") && t.find("}}") == t.size() - 2) {
+      out += "\n";
+      continue;
+    }
+    std::string_view rest = l.text;
+    while (!rest.empty()) {
+      const std::size_t open = rest.find("{{");
+      const std::size_t close = open == npos ? npos : rest.find("}}", open + 2);
+      if (close == npos) {
+        out.append(rest);
+        break;
+      }
+      out.append(rest.substr(0, open));
+      out += "${";
+      for (char c : trim(rest.substr(open + 2, close - open - 2))) {
+        out += std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_' ? c : '_';
+      }
+      out += "}";
+      rest = rest.substr(close + 2);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+void scan_helm(std::string_view text, Sink& sink) {
+  scan_yaml(helm_as_yaml(text), 1, InputFormat::kubernetes, /*report=*/true, sink);
 }
 
 }  // namespace launch_detail

@@ -10,6 +10,65 @@ namespace attnsel::launch_detail {
 namespace {
 
 constexpr int kMaxQuoteNesting = 64;  // "$( "$( ... )" )" in one word
+constexpr std::size_t kTooDeep = npos - 1;  // skip_* result: nested deeper than kMaxQuoteNesting
+
+bool failed(std::size_t i) { return i >= kTooDeep; }
+
+bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+
+// After `<<` or `<<-` inside $( ... ): the delimiter word, its end, and whether tabs are stripped.
+struct InnerHeredoc {
+  std::string delimiter;
+  bool strip_tabs = false;
+};
+
+std::size_t read_heredoc_operator(std::string_view s, std::size_t i, std::vector<InnerHeredoc>& pending) {
+  InnerHeredoc h;
+  i += 2;
+  if (i < s.size() && s[i] == '-') {
+    h.strip_tabs = true;
+    ++i;
+  }
+  while (i < s.size() && is_blank(s[i])) ++i;
+  while (i < s.size() && !is_blank(s[i]) && s[i] != '\n' && s[i] != ';' && s[i] != '|' && s[i] != '&' &&
+         s[i] != ')' && s[i] != '(' && s[i] != '<' && s[i] != '>') {
+    const char c = s[i];
+    if (c == '\'' || c == '"') {
+      const std::size_t close = s.find(c, i + 1);
+      if (close == npos) return npos;
+      h.delimiter.append(s.substr(i + 1, close - i - 1));
+      i = close + 1;
+    } else if (c == '\\' && i + 1 < s.size()) {
+      h.delimiter += s[i + 1];
+      i += 2;
+    } else {
+      h.delimiter += c;
+      ++i;
+    }
+  }
+  if (!h.delimiter.empty()) pending.push_back(std::move(h));
+  return i;
+}
+
+// At the start of the line after a `<<END` inside $( ... ): past the bodies; npos when unclosed.
+std::size_t skip_heredoc_bodies(std::string_view s, std::size_t i, std::vector<InnerHeredoc>& pending) {
+  for (const InnerHeredoc& h : pending) {
+    bool closed = false;
+    while (i < s.size() && !closed) {
+      std::size_t nl = s.find('\n', i);
+      if (nl == npos) nl = s.size();
+      std::string_view line = s.substr(i, nl - i);
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      if (h.strip_tabs)
+        while (!line.empty() && line.front() == '\t') line.remove_prefix(1);
+      closed = line == h.delimiter;
+      i = nl < s.size() ? nl + 1 : s.size();
+    }
+    if (!closed) return npos;
+  }
+  pending.clear();
+  return i;
+}
 
 std::size_t skip_group(std::string_view s, std::size_t i, int depth);
 
@@ -34,10 +93,10 @@ std::size_t skip_double(std::string_view s, std::size_t i, int depth) {
       return i + 1;
     } else if (c == '$' && i + 1 < s.size() && (s[i + 1] == '(' || s[i + 1] == '{')) {
       i = skip_group(s, i, depth + 1);
-      if (i == npos) return npos;
+      if (failed(i)) return i;
     } else if (c == '`') {
       i = skip_backquote(s, i);
-      if (i == npos) return npos;
+      if (failed(i)) return i;
     } else {
       ++i;
     }
@@ -47,10 +106,12 @@ std::size_t skip_double(std::string_view s, std::size_t i, int depth) {
 
 // $( ... ), $(( ... )), ${ ... }, <( ... ): from the '$' or '<' to after the matching closer.
 std::size_t skip_group(std::string_view s, std::size_t i, int depth) {
-  if (depth > kMaxQuoteNesting) return npos;
+  if (depth > kMaxQuoteNesting) return kTooDeep;
   const char open = s[i + 1];
   const char close = open == '(' ? ')' : '}';
   int level = 1;
+  std::vector<InnerHeredoc> heredocs;  // $(cat <<END ... END): the bodies are data, quotes and all
+  const bool command = open == '(' && !(i + 2 < s.size() && s[i + 2] == '(');  // not $(( arithmetic ))
   i += 2;
   while (i < s.size()) {
     const char c = s[i];
@@ -58,9 +119,23 @@ std::size_t skip_group(std::string_view s, std::size_t i, int depth) {
       i += 2;
       continue;
     }
+    if (command && c == '<' && i + 1 < s.size() && s[i + 1] == '<' && (i + 2 >= s.size() || s[i + 2] != '<')) {
+      i = read_heredoc_operator(s, i, heredocs);
+      if (failed(i)) return i;
+      continue;
+    }
+    if (c == '\n' && !heredocs.empty()) {
+      i = skip_heredoc_bodies(s, i + 1, heredocs);
+      if (failed(i)) return i;
+      continue;
+    }
+    if (command && c == '#' && (i == 0 || is_blank(s[i - 1]) || s[i - 1] == '\n' || s[i - 1] == '(')) {
+      while (i < s.size() && s[i] != '\n') ++i;  // a comment: its quotes are not quotes
+      continue;
+    }
     if (c == '\'' || c == '"' || c == '`') {
       i = c == '\'' ? skip_single(s, i) : c == '"' ? skip_double(s, i, depth) : skip_backquote(s, i);
-      if (i == npos) return npos;
+      if (failed(i)) return i;
       continue;
     }
     if (c == open) {
@@ -119,9 +194,10 @@ class ShellLexer {
       pending_.push_back({word_, target_ == Target::heredoc_strip_tabs});
       target_ = Target::none;
     } else {
-      command_.push_back(Word{std::move(word_), word_begin_});
+      command_.push_back(Word{std::move(word_), word_begin_, shape_, false, {}});
     }
     word_.clear();
+    shape_ = WordShape::literal;
   }
 
   void end_command() {
@@ -145,6 +221,9 @@ class ShellLexer {
           literal_group(skip_group(s_, i_, 0), peek(1) == '(' ? "unterminated $(" : "unterminated ${");
         } else {
           start_word();
+          if (is_name_char(peek(1)) || peek(1) == '@' || peek(1) == '*' || peek(1) == '#' || peek(1) == '?' ||
+              peek(1) == '!')
+            shape_ = WordShape::words;  // unquoted: empty, one or several words after splitting
           word_ += c;
           ++i_;
         }
@@ -158,9 +237,13 @@ class ShellLexer {
         ++i_;
         heredoc_bodies();
         return;
+      case '(':
+        if (in_word_ && at_array_assignment()) return array();
+        end_command();
+        ++i_;
+        return;
       case ';':
       case '|':
-      case '(':
       case ')':
         end_command();
         ++i_;
@@ -177,6 +260,13 @@ class ShellLexer {
       case '>':
         if (peek(1) == '(') {
           literal_group(skip_group(s_, i_, 0), "unterminated process substitution");
+        } else if (c == '<' && placeholder_end() != npos) {
+          // A documentation placeholder (<model-path>, <your token>), not a redirection.
+          const std::size_t end = placeholder_end();
+          start_word();
+          shape_ = widen(shape_, WordShape::value);
+          word_.append(s_.substr(i_, end - i_));
+          i_ = end;
         } else {
           redirection();
         }
@@ -192,6 +282,62 @@ class ShellLexer {
     start_word();
     word_ += c;
     ++i_;
+  }
+
+  static std::string too_deep() {
+    return "substitutions nested more than " + std::to_string(kMaxQuoteNesting) + " deep";
+  }
+
+  // "${A[@]}", "${@}", "${A[@]:1}": a quoted expansion that still yields several words.
+  static bool splices(std::string_view group) {
+    return group.size() > 3 && group[1] == '{' &&
+           (group.find("[@]") != npos || group.substr(2, 1) == "@");
+  }
+
+  // <word> or <several words> up to a '>' on the same line, starting with a letter: a placeholder.
+  std::size_t placeholder_end() const {
+    if (in_word_ || !std::isalpha(static_cast<unsigned char>(peek(1)))) return npos;
+    for (std::size_t j = i_ + 1; j < s_.size() && j < i_ + 80; ++j) {
+      const char d = s_[j];
+      if (d == '>') return j + 1 < s_.size() && !is_blank(s_[j + 1]) && s_[j + 1] != '\n' && s_[j + 1] != '\\' &&
+                                   s_[j + 1] != ';' && s_[j + 1] != '"' && s_[j + 1] != '\''
+                               ? npos
+                               : j + 1;
+      if (d == '\n' || d == '<' || d == '|' || d == ';' || d == '&' || d == '$' || d == '"' || d == '\'') return npos;
+    }
+    return npos;
+  }
+
+  // NAME=( or NAME+=(, written unquoted.
+  bool at_array_assignment() const {
+    if (i_ < word_begin_ || i_ - word_begin_ != word_.size() || word_.size() < 2 || word_.back() != '=') return false;
+    std::string_view name(word_);
+    name.remove_suffix(1);
+    if (!name.empty() && name.back() == '+') name.remove_suffix(1);
+    if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+    return std::all_of(name.begin(), name.end(), is_name_char);
+  }
+
+  // The words of NAME=( ... ), over as many lines as it takes, comments allowed.
+  void array() {
+    const std::size_t end = skip_group(s_, i_ - 1, 0);  // skip_group reads the opener at s_[i_]
+    if (end == kTooDeep) return fail(too_deep(), i_);
+    if (end == npos) return fail("unterminated array assignment (", i_);
+    Word w{std::move(word_), word_begin_, WordShape::literal, true, {}};
+    const std::size_t inner = i_ + 1;
+    Lexed elements = ShellLexer(s_.substr(inner, end - 1 - inner)).run();
+    if (!elements.error.empty()) return fail(elements.error, inner + elements.error_at);
+    for (SimpleCommand& c : elements.commands) {
+      for (Word& e : c) {
+        e.begin += inner;
+        w.elements.push_back(std::move(e));
+      }
+    }
+    word_.clear();
+    in_word_ = false;
+    shape_ = WordShape::literal;
+    i_ = end;
+    if (target_ == Target::none) command_.push_back(std::move(w));
   }
 
   void backslash() {
@@ -214,7 +360,7 @@ class ShellLexer {
 
   // Copies the inside of a '...' quote: `end` is after the closing quote.
   void quoted(std::size_t end, const char* error, std::size_t open_len) {
-    if (end == npos) return fail(error, i_);
+    if (failed(end)) return fail(error, i_);
     start_word();
     word_.append(s_.substr(i_ + open_len, end - i_ - open_len - 1));
     i_ = end;
@@ -222,8 +368,10 @@ class ShellLexer {
 
   // Copies $(...), ${...}, `...` and <(...) as written: they are not expanded.
   void literal_group(std::size_t end, const char* error) {
+    if (end == kTooDeep) return fail(too_deep(), i_);
     if (end == npos) return fail(error, i_);
     start_word();
+    shape_ = WordShape::words;  // unquoted: the shell splits what it yields
     word_.append(s_.substr(i_, end - i_));
     i_ = end;
   }
@@ -255,10 +403,17 @@ class ShellLexer {
       }
       if ((c == '$' && (peek(1) == '(' || peek(1) == '{')) || c == '`') {
         const std::size_t end = c == '`' ? skip_backquote(s_, i_) : skip_group(s_, i_, 0);
+        if (end == kTooDeep) return fail(too_deep(), i_);
         if (end == npos) return fail("unterminated substitution inside double quotes", i_);
-        word_.append(s_.substr(i_, end - i_));
+        const std::string_view group = s_.substr(i_, end - i_);
+        shape_ = widen(shape_, splices(group) ? WordShape::words : WordShape::value);
+        word_.append(group);
         i_ = end;
         continue;
+      }
+      if (c == '$' && (is_name_char(peek(1)) || peek(1) == '@' || peek(1) == '*' || peek(1) == '#' ||
+                       peek(1) == '?' || peek(1) == '!')) {
+        shape_ = widen(shape_, peek(1) == '@' ? WordShape::words : WordShape::value);  // "$@" stays many words
       }
       word_ += c;
       ++i_;
@@ -365,6 +520,7 @@ class ShellLexer {
   SimpleCommand command_;
   std::string word_;
   bool in_word_ = false;
+  WordShape shape_ = WordShape::literal;
   std::size_t word_begin_ = 0;
   Target target_ = Target::none;
   std::vector<PendingHeredoc> pending_;

@@ -7,11 +7,16 @@
 #include <string_view>
 #include <vector>
 
+#include "attnsel/launch.hpp"
+
 namespace attnsel::launch_detail {
 
 struct Word {
   std::string text;       // quotes removed, escapes resolved, $VAR and $(...) kept literally
   std::size_t begin = 0;  // where the word starts in the tokenised text
+  WordShape shape = WordShape::literal;  // what the shell makes of its expansions
+  bool array = false;                    // NAME=( ... ) or NAME+=( ... ): text is "NAME=" / "NAME+="
+  std::vector<Word> elements;            // the array's words
 };
 using SimpleCommand = std::vector<Word>;
 
@@ -28,5 +33,8 @@ struct Lexed {
 };
 
 Lexed lex_shell(std::string_view text);
+
+// The wider of two shapes: words > value > literal.
+inline WordShape widen(WordShape a, WordShape b) { return a > b ? a : b; }
 
 }  // namespace attnsel::launch_detail
