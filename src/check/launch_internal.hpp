@@ -193,8 +193,13 @@ bool is_assignment(std::string_view w);
 
 enum class OnLexError { fail, fail_if_sglang, ignore };
 
+// Variables the surrounding file sets for its scripts (a container's env, SkyPilot envs, a
+// Dockerfile's ENV and ARG): defaults the environment may override, so their words are values.
+using Environment = std::vector<std::pair<std::string, std::string>>;
+
 struct Context {
   const Source* source = nullptr;  // where ArgWord::raw points, for nested scripts
+  const Environment* env = nullptr;
 };
 
 // read_shell.cpp
@@ -202,7 +207,7 @@ struct Context {
 void extract(const std::vector<ArgWord>& argv, const Context& ctx, int depth, Sink& sink);
 // A script given as one word (sh -c "...", a YAML string).
 void scan_script(const ArgWord& script, const Context& ctx, int depth, OnLexError on_error, Sink& sink);
-void scan_shell(const Source& src, int depth, OnLexError on_error, Sink& sink);
+void scan_shell(const Source& src, int depth, OnLexError on_error, Sink& sink, const Environment* env = nullptr);
 // ${X:-default} / ${X-default} words resolved to their defaults (shape value), as compose does.
 std::vector<ArgWord> resolve_defaults(const std::vector<ArgWord>& argv);
 

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "check/launch_internal.hpp"
+#include "check/shell_lexer.hpp"
 
 namespace attnsel::launch_detail {
 namespace {
@@ -82,15 +83,20 @@ class DockerfileScanner {
   void instruction(const std::string& keyword, Source& body, std::size_t offset, int line) {
     if (keyword == "from") {
       end_stage();
+      env_.clear();
+      return;
+    }
+    if (keyword == "env" || keyword == "arg") {
+      set_env(keyword, body.text);
       return;
     }
     if (keyword != "run" && keyword != "cmd" && keyword != "entrypoint") return;
     std::optional<std::vector<ArgWord>> exec = exec_form(body.text, file_, offset, line);
     if (keyword == "run") {
       if (exec) {
-        extract(*exec, Context{&file_}, 0, sink_);
+        extract(*exec, context(), 0, sink_);
       } else {
-        scan_shell(body, 0, OnLexError::fail_if_sglang, sink_);
+        scan_shell(body, 0, OnLexError::fail_if_sglang, sink_, env());
       }
       return;
     }
@@ -110,13 +116,13 @@ class DockerfileScanner {
         argv.push_back(ArgWord{"-c", cmd_.line, cmd_.offset});
         argv.push_back(ArgWord{std::string(trim(cmd_.shell.text)), cmd_.line, cmd_.offset});
       }
-      extract(argv, Context{&file_}, 0, sink_);
+      extract(argv, context(), 0, sink_);
     } else if (entrypoint_.set) {
-      scan_shell(entrypoint_.shell, 0, OnLexError::fail_if_sglang, sink_);
+      scan_shell(entrypoint_.shell, 0, OnLexError::fail_if_sglang, sink_, env());
     } else if (cmd_.set && cmd_.exec) {
-      extract(*cmd_.exec, Context{&file_}, 0, sink_);
+      extract(*cmd_.exec, context(), 0, sink_);
     } else if (cmd_.set) {
-      scan_shell(cmd_.shell, 0, OnLexError::fail_if_sglang, sink_);
+      scan_shell(cmd_.shell, 0, OnLexError::fail_if_sglang, sink_, env());
     }
     entrypoint_ = Held{};
     cmd_ = Held{};
@@ -127,6 +133,31 @@ class DockerfileScanner {
   Sink& sink_;
   Held entrypoint_;
   Held cmd_;
+  Environment env_;  // the stage's ENV and ARG defaults, for its shell-form commands
+
+  const Environment* env() const { return env_.empty() ? nullptr : &env_; }
+  Context context() const { return Context{&file_, env()}; }
+
+  // ENV K=V K2="v 2", ENV K V (the old form), ARG K=V.
+  void set_env(const std::string& keyword, std::string_view text) {
+    const Lexed lexed = lex_shell(text);
+    if (!lexed.error.empty() || lexed.commands.empty()) return;
+    const SimpleCommand& words = lexed.commands.front();
+    if (words.empty()) return;
+    auto add = [&](std::string name, std::string value) {
+      if (value.find('$') == npos && env_.size() < 4096) env_.emplace_back(std::move(name), std::move(value));
+    };
+    if (keyword == "env" && words[0].text.find('=') == npos) {
+      std::string value;
+      for (std::size_t k = 1; k < words.size(); ++k) value += (k > 1 ? " " : "") + words[k].text;
+      add(words[0].text, value);
+      return;
+    }
+    for (const Word& w : words) {
+      const std::size_t eq = w.text.find('=');
+      if (eq != npos && eq > 0) add(w.text.substr(0, eq), w.text.substr(eq + 1));
+    }
+  }
 };
 
 }  // namespace

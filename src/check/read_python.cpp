@@ -102,14 +102,31 @@ std::vector<Token> tokenize(std::string_view s) {
   return out;
 }
 
-// f"...{expr}..." as a shell word: {expr} becomes ${expr}, an unknown value; {{ }} are braces.
-std::string fstring_as_shell(std::string_view text) {
+// A name the file binds to a string: MODEL = "x" (literal), or os.environ.get("K", "x") /
+// os.getenv("K", "x") (the default, a value).
+struct Constant {
+  std::string text;
+  WordShape shape = WordShape::literal;
+};
+using Constants = std::map<std::string, Constant, std::less<>>;
+
+// f"...{expr}..." as a shell word: {NAME} of a known constant is its text, any other {expr}
+// becomes ${expr}, an unknown value; {{ }} are braces.
+std::string fstring_as_shell(std::string_view text, const Constants& constants) {
   std::string out;
   for (std::size_t i = 0; i < text.size(); ++i) {
     if ((text[i] == '{' || text[i] == '}') && i + 1 < text.size() && text[i + 1] == text[i]) {
       out += text[i++];
     } else if (text[i] == '{') {
-      out += "${";
+      const std::size_t close = text.find('}', i);
+      const std::string_view field = close == npos ? std::string_view() : text.substr(i + 1, close - i - 1);
+      auto it = constants.find(field);
+      if (it != constants.end() && it->second.shape == WordShape::literal) {
+        out += it->second.text;
+        i = close;
+      } else {
+        out += "${";
+      }
     } else {
       out += text[i];
     }
@@ -191,6 +208,13 @@ class PythonScanner {
       words.push_back(ArgWord{"${*" + toks_[k + 1].text + "}", first.line, first.offset, WordShape::words});
       return;
     }
+    if (e == k + 1 && name(k)) {  // a name bound to a string earlier
+      auto it = constants_.find(toks_[k].text);
+      if (it != constants_.end()) {
+        words.push_back(ArgWord{it->second.text, first.line, first.offset, it->second.shape});
+        return;
+      }
+    }
     // Any other expression (str(tp), args.model, os.environ["MODEL"]): one unknown value.
     std::string text;
     for (std::size_t j = k; j < e && text.size() < 200; ++j) text += toks_[j].text;
@@ -212,12 +236,25 @@ class PythonScanner {
       f = f || toks_[j].fstring;
     }
     if (!sink_.mentions_launcher(text)) return;
-    ArgWord w{f ? fstring_as_shell(text) : text, toks_[i].line, toks_[i].offset, WordShape::literal};
+    ArgWord w{f ? fstring_as_shell(text, constants_) : text, toks_[i].line, toks_[i].offset, WordShape::literal};
     scan_script(w, Context{&src_}, 1, OnLexError::fail_if_sglang, sink_);
   }
 
   // Reads from token i; returns where to go on.
   std::size_t statement_part(std::size_t i) {
+    // NAME = "text"   NAME = os.environ.get("K", "default")   NAME = os.getenv("K", "default")
+    if (name(i) && op(i + 1, '=') && !op(i + 2, '=') && i + 2 < toks_.size()) {
+      const bool at_statement = i == 0 || toks_[i - 1].line < toks_[i].line;
+      if (at_statement && toks_[i + 2].kind == Token::Kind::string &&
+          (i + 3 >= toks_.size() || toks_[i + 3].line > toks_[i + 2].line)) {
+        if (!toks_[i + 2].fstring && constants_.size() < 4096) constants_[toks_[i].text] = Constant{toks_[i + 2].text, WordShape::literal};
+      } else if (at_statement && name(i + 2) &&
+                 (toks_[i + 2].text == "os.environ.get" || toks_[i + 2].text == "os.getenv") && op(i + 3, '(') &&
+                 i + 7 < toks_.size() && toks_[i + 4].kind == Token::Kind::string && op(i + 5, ',') &&
+                 toks_[i + 6].kind == Token::Kind::string && op(i + 7, ')')) {
+        if (constants_.size() < 4096) constants_[toks_[i].text] = Constant{toks_[i + 6].text, WordShape::value};
+      }
+    }
     // NAME = [ ... ]   NAME += [ ... ]   NAME.extend([ ... ])   NAME.append(x)
     if (name(i) && op(i + 1, '=') && op(i + 2, '[')) {
       const std::size_t end = close_of(i + 2);
@@ -287,6 +324,7 @@ class PythonScanner {
   Sink& sink_;
   std::vector<Token> toks_;
   std::map<std::string, std::vector<ArgWord>> lists_;
+  Constants constants_;
 };
 
 }  // namespace

@@ -316,6 +316,12 @@ void scan_script(const ArgWord& script, const Context& ctx, int depth, OnLexErro
   }
   Locator locate(ctx.source, script.raw, script.line);
   Variables vars;
+  if (ctx.env) {
+    for (const auto& [name, value] : *ctx.env) {
+      if (is_assignment(name + "=") && vars.size() < kMaxVariableWords)
+        vars[name] = Variable{{ArgWord{value, script.line, script.raw, WordShape::value}}, false};
+    }
+  }
   for (const SimpleCommand& command : lexed.commands) {
     if (record_assignments(command, nullptr, 0, vars, script.line)) continue;
     std::vector<ArgWord> argv;
@@ -329,10 +335,16 @@ void scan_script(const ArgWord& script, const Context& ctx, int depth, OnLexErro
 }
 
 // A whole script. A part that does not tokenise is one finding; reading goes on at the next line.
-void scan_shell(const Source& src, int depth, OnLexError on_error, Sink& sink) {
+void scan_shell(const Source& src, int depth, OnLexError on_error, Sink& sink, const Environment* env) {
   const std::string_view text = src.text;
-  const Context ctx{&src};
+  const Context ctx{&src, env};
   Variables vars;
+  if (env) {
+    for (const auto& [name, value] : *env) {
+      if (is_assignment(name + "=") && vars.size() < kMaxVariableWords)
+        vars[name] = Variable{{ArgWord{value, src.lines.line_at(0), 0, WordShape::value}}, false};
+    }
+  }
   std::vector<Span> heredocs;
   std::size_t from = 0;
   bool reported = false;  // a block (fail_if_sglang) is one finding; a whole script one per bad part

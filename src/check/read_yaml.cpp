@@ -107,8 +107,45 @@ class YamlScanner {
     return argv;
   }
 
+  // env: [{name, value}] (Kubernetes), env: ["K=V"] / environment: {K: V} (dstack, compose),
+  // envs: {K: V} (SkyPilot): the values this map's scripts see.
+  void collect_env(const YAML::Node& map) {
+    for (const char* key : {"env", "envs", "environment"}) {
+      const YAML::Node e = map[key];
+      if (!e.IsDefined()) continue;
+      if (e.IsMap()) {
+        for (const auto& kv : e)
+          if (kv.first.IsScalar() && kv.second.IsScalar()) add_env(kv.first.Scalar(), kv.second.Scalar());
+      } else if (e.IsSequence()) {
+        for (const YAML::Node& item : e) {
+          if (item.IsScalar()) {
+            const std::string& t = item.Scalar();
+            const std::size_t eq = t.find('=');
+            if (eq != npos) add_env(t.substr(0, eq), t.substr(eq + 1));
+          } else if (item.IsMap() && item["name"].IsDefined() && item["name"].IsScalar() && item["value"].IsDefined() &&
+                     item["value"].IsScalar()) {
+            add_env(item["name"].Scalar(), item["value"].Scalar());
+          }
+        }
+      }
+    }
+  }
+
+  void add_env(const std::string& name, const std::string& value) {
+    if (env_.size() < 4096 && value.find('$') == npos) env_.emplace_back(name, value);
+  }
+
+  Context context() const { return Context{&file_, env_.empty() ? nullptr : &env_}; }
+
   void walk(const YAML::Node& node, int depth) {
     if (depth > kMaxYamlDepth) return;
+    const std::size_t env_mark = env_.size();
+    if (node.IsMap()) collect_env(node);
+    walk_node(node, depth);
+    env_.resize(env_mark);  // a map's env reaches its own subtree only
+  }
+
+  void walk_node(const YAML::Node& node, int depth) {
     if (node.IsMap()) {
       // compose: entrypoint + command; Kubernetes containers: command + args.
       const char* program_key = compose_ ? "entrypoint" : "command";
@@ -118,7 +155,7 @@ class YamlScanner {
       const bool has_program = !argv.empty();
       argv.insert(argv.end(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
       const std::size_t before = sink_.found.size();
-      if (!argv.empty()) extract(resolve_defaults(argv), Context{&file_}, 0, sink_);
+      if (!argv.empty()) extract(resolve_defaults(argv), context(), 0, sink_);
       if (!has_program && sink_.found.size() == before) flag_list(node[args_key], node);
       for (const auto& kv : node) {
         if (kv.first.IsScalar() && (kv.first.Scalar() == program_key || kv.first.Scalar() == args_key)) continue;
@@ -129,7 +166,7 @@ class YamlScanner {
       for (const YAML::Node& item : node) walk(item, depth + 1);
     } else if (node.IsScalar() && sink_.mentions_launcher(node.Scalar())) {
       // Scripts kept in YAML (a ConfigMap's start.sh, a CI step's `run: |`): best effort.
-      scan_script(ArgWord{node.Scalar(), line_of(node), pos_of(node)}, Context{&file_}, 1, OnLexError::ignore,
+      scan_script(ArgWord{node.Scalar(), line_of(node), pos_of(node)}, context(), 1, OnLexError::ignore,
                   sink_);
     }
   }
@@ -193,6 +230,7 @@ class YamlScanner {
   bool compose_;
   Sink& sink_;
   std::size_t doc_pos_ = 0;  // where the document being walked starts in file_
+  std::vector<std::pair<std::string, std::string>> env_;  // the env of the maps being walked
   int doc_line_ = 0;         // and its line, relative to first_line_
 };
 #endif
