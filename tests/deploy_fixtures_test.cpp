@@ -209,6 +209,12 @@ TEST(CheckCli, GpuAndReleaseFromTheFile) {
   EXPECT_NE(rc, 2) << out;
   EXPECT_NE(out.find("GPU H100 from"), std::string::npos) << out;
   EXPECT_NE(out.find("release 0.5.5"), std::string::npos) << out;
+  auto [rcj, json_out] = run_cli("check --format json '" + kDir + "k8s/deployment.yaml' 2>/dev/null");
+  EXPECT_NE(rcj, 2) << json_out;
+  const json j = json::parse(json_out);
+  ASSERT_TRUE(j.is_array() && !j.empty());
+  EXPECT_EQ(j[0]["file_context"]["gpus"][0]["value"], "H100");
+  EXPECT_EQ(j[0]["file_context"]["releases"][0]["line"], 13);
   auto [rc2, out2] = run_cli("check '" + kDir + "bench/router.sh'");
   EXPECT_EQ(rc2, 2) << out2;  // no --gpu, none in the file
 }

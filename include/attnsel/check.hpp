@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "attnsel/catalog.hpp"
@@ -114,8 +115,11 @@ ATTNSEL_API std::string render_skipped_text(const std::vector<Error>& skipped);
 // ::warning file=F,line=L,col=C::... per skipped block.
 ATTNSEL_API std::string render_skipped_github(const std::vector<Error>& skipped);
 // render_check_json's array, followed by one object per skipped block:
-// {"verdict": "skipped", "file", "line", "column", "message"}.
+// {"verdict": "skipped", "file", "line", "column", "message"}. Each command's object whose file
+// has hints in `contexts` (file name -> what it says) gains "file_context": {"gpus", "releases",
+// "models"}, each hint {"value", "line", "source", "text"}.
 ATTNSEL_API std::string render_check_json(const std::vector<CommandCheck>& checks, const std::vector<Error>& skipped,
+                                          const std::vector<std::pair<std::string, FileContext>>& contexts = {},
                                           int indent = 2);
 
 }  // namespace attnsel

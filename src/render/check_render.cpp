@@ -412,8 +412,24 @@ std::string render_skipped_github(const std::vector<Error>& skipped) {
 }
 
 std::string render_check_json(const std::vector<CommandCheck>& checks, const std::vector<Error>& skipped,
-                              int indent) {
+                              const std::vector<std::pair<std::string, FileContext>>& contexts, int indent) {
   nlohmann::json arr = nlohmann::json::parse(render_check_json(checks, -1));
+  auto hints = [](const std::vector<ContextHint>& hs) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const ContextHint& h : hs)
+      a.push_back({{"value", h.value}, {"line", h.line}, {"source", h.source}, {"text", h.text}});
+    return a;
+  };
+  std::map<std::string, nlohmann::json> by_file;
+  for (const auto& [file, ctx] : contexts) {
+    if (ctx.empty()) continue;
+    by_file[file] = {{"gpus", hints(ctx.gpus)}, {"releases", hints(ctx.releases)}, {"models", hints(ctx.models)}};
+  }
+  for (nlohmann::json& entry : arr) {
+    if (!entry.contains("file") || !entry["file"].is_string()) continue;
+    auto it = by_file.find(entry["file"].get<std::string>());
+    if (it != by_file.end()) entry["file_context"] = it->second;
+  }
   for (const Error& e : skipped) {
     const SkippedPlace p = place_of(e.where);
     nlohmann::json j;

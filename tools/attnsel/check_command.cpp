@@ -344,7 +344,9 @@ int run_check(const CheckArgs& a, bool after_separator) {
   }
 
   if (a.format == "json") {
-    std::cout << render_check_json(checks, skipped) << "\n";
+    std::vector<std::pair<std::string, FileContext>> contexts;
+    for (const ScannedFile& f : scanned) contexts.emplace_back(f.name, f.scan.context);
+    std::cout << render_check_json(checks, skipped, contexts) << "\n";
   } else if (a.format == "github") {
     std::cout << render_check_github(checks) << render_skipped_github(skipped);
   } else {
