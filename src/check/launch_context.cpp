@@ -167,6 +167,27 @@ FileContext find_file_context(std::string_view text, const std::vector<Launcher>
         if (!release.empty())
           ctx.releases.push_back(ContextHint{release, "image tag", std::string(line.substr(b, end - b)), e, n});
       }
+      // Helm values: `repository: org/ENGINE` with `tag: vX.Y.Z` beside it in the same map.
+      if (starts_with(t, "repository:")) {
+        std::string_view repo_value = trim(t.substr(11));
+        while (!repo_value.empty() && (repo_value.back() == '"' || repo_value.back() == '\'')) repo_value.remove_suffix(1);
+        if (ends_with(repo_value, "/" + e)) {
+          const std::size_t indent = line.size() - launch_detail::ltrim(line).size();
+          for (std::size_t j = k >= 3 ? k - 3 : 0; j < lines.size() && j <= k + 3; ++j) {
+            const std::string_view u = lines[j].text;
+            const std::string_view ut = trim(u);
+            if (j == k || !starts_with(ut, "tag:") || u.size() - launch_detail::ltrim(u).size() != indent) continue;
+            std::string_view tag = trim(ut.substr(4));
+            while (!tag.empty() && (tag.front() == '"' || tag.front() == '\'')) tag.remove_prefix(1);
+            const std::string release = release_of(tag);
+            if (!release.empty())
+              ctx.releases.push_back(ContextHint{release, "image repository and tag", std::string(repo_value) + ":" +
+                                                     std::string(tag.substr(0, tag.find_first_of("\"' #"))),
+                                                 e, static_cast<int>(j) + 1});
+            break;
+          }
+        }
+      }
       for (std::size_t at = line.find(e); at != npos; at = line.find(e, at + 1)) {
         if (at > 0 && (word_char(line[at - 1]) || line[at - 1] == '/' || line[at - 1] == '.')) continue;
         std::size_t j = at + e.size();
