@@ -311,7 +311,7 @@ int run_check(const CheckArgs& a, bool after_separator) {
     const std::string eng = default_engine.empty() ? (*builtin_matrix())->info().engine : default_engine;
     auto m = builtin_matrix(eng, *r);
     if (!m) {
-      if (!from) throw Failure{kUsage, "--sglang-version: " + m.error().describe()};
+      if (!from) throw Failure{kUsage, m.error().describe()};  // names --sglang-version itself
       std::cerr << "attnsel: warning: " << hint_where(f->name, *from) << ": " << m.error().message
                 << "; checked against the newest matrix\n";
       release_warning = true;
