@@ -92,10 +92,17 @@ inline int launch_commands(const std::uint8_t* data, std::size_t size) {
       {InputFormat::kubernetes, "deploy.yaml"}, {InputFormat::markdown, "README.md"},
       {InputFormat::detect, "Dockerfile"},      {InputFormat::detect, "compose.yaml"},
       {InputFormat::detect, "k8s.yml"},         {InputFormat::detect, "notes.md"},
+      {InputFormat::python, "launch.py"},       {InputFormat::helm, "templates/deploy.yaml"},
+      {InputFormat::rst, "guide.rst"},          {InputFormat::asciidoc, "guide.adoc"},
   };
   const Kind& k = kinds[data[0] % (sizeof kinds / sizeof kinds[0])];
   const std::string_view text = as_text(data + 1, size - 1);
   (void)detect_input_format(k.name, text);
+  // The whole-file scan: every skipped block an Error with a place, shapes parallel to args.
+  const LaunchScan scan = scan_launch_input(text, k.name, k.format);
+  for (const Error& e : scan.skipped) check_error(e);
+  for (const LaunchCommand& c : scan.commands)
+    fuzz_check(c.arg_shapes.empty() || c.arg_shapes.size() == c.args.size(), "arg_shapes not parallel to args");
   auto commands = find_launch_commands(text, k.name, k.format);
   if (!commands) {
     check_error(commands.error());

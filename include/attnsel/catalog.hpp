@@ -95,4 +95,14 @@ ATTNSEL_API Result<ModelTraits> resolve_model(const Catalog& catalog, std::strin
 ATTNSEL_API Result<ModelTraits> traits_from_config(const Catalog& catalog, std::string_view json_text,
                                                   std::string_view origin);
 
+// Model ids to try, best first, for a name as deployment files write it: the name itself, then
+// with quantisation, tuning and date variants removed ("Qwen/Qwen3-32B-FP8" -> ..., "Qwen/Qwen3-32B";
+// "/models/DeepSeek-R1-0528" -> "DeepSeek-R1-0528", "DeepSeek-R1"). Case is kept; no I/O.
+ATTNSEL_API std::vector<std::string> model_id_candidates(std::string_view name);
+
+// The config.json of a model id in the local Hugging Face cache (HF_HUB_CACHE, else HF_HOME/hub,
+// else ~/.cache/huggingface/hub): models--ORG--NAME/snapshots/*/config.json (the last snapshot by
+// name when several); nullopt when absent. Reads no file, only looks for it.
+ATTNSEL_API std::optional<std::string> hf_cache_config_path(std::string_view model_id);
+
 }  // namespace attnsel

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "attnsel/catalog.hpp"
@@ -139,5 +140,18 @@ ATTNSEL_API std::string render_check_github(const std::vector<CommandCheck>& che
 // escapes %, CR and LF; a property also : and ,.
 ATTNSEL_API std::string github_escape_data(std::string_view s);
 ATTNSEL_API std::string github_escape_property(std::string_view s);
+
+// Blocks the launch readers could not tokenise (LaunchScan::skipped, where = "file:line:col"):
+// each one finding, a warning (--strict fails on it).
+ATTNSEL_API std::string render_skipped_text(const std::vector<Error>& skipped);
+// ::warning file=F,line=L,col=C::... per skipped block.
+ATTNSEL_API std::string render_skipped_github(const std::vector<Error>& skipped);
+// render_check_json's array, followed by one object per skipped block:
+// {"verdict": "skipped", "file", "line", "column", "message"}. Each command's object whose file
+// has hints in `contexts` (file name -> what it says) gains "file_context": {"gpus", "releases",
+// "models"}, each hint {"value", "line", "source", "text"}.
+ATTNSEL_API std::string render_check_json(const std::vector<CommandCheck>& checks, const std::vector<Error>& skipped,
+                                          const std::vector<std::pair<std::string, FileContext>>& contexts = {},
+                                          int indent = 2);
 
 }  // namespace attnsel

@@ -78,21 +78,65 @@ ATTNSEL_API LaunchFlags parse_launch_flags(const LaunchCommand& cmd);
 ATTNSEL_API Result<LaunchCommand> launch_command_from_argv(const std::vector<std::string>& argv,
                                                           const std::vector<Launcher>& launchers = builtin_launchers());
 
-enum class InputFormat { detect, shell, dockerfile, compose, kubernetes, markdown };
+enum class InputFormat { detect, shell, dockerfile, compose, kubernetes, markdown, python, helm, rst, asciidoc };
 
 ATTNSEL_API std::string_view name_of(InputFormat f);
-// The format a file is read as: by name (Dockerfile, Containerfile, *.dockerfile, *.md,
+// The format a file is read as: by name (Dockerfile, Containerfile, *.dockerfile, *.md, *.py,
+// *.rst, *.adoc/*.asciidoc, *.tpl and YAML under templates/ or holding `{{ ... }}` -> helm,
 // docker-compose*.yml, compose*.yaml, other *.yml/*.yaml by content: apiVersion/kind ->
 // kubernetes, services -> compose), shell for everything else. Never returns detect.
 ATTNSEL_API InputFormat detect_input_format(std::string_view file_name, std::string_view text);
 // Whether this build reads compose and Kubernetes YAML (built with yaml-cpp).
 ATTNSEL_API bool yaml_input_supported();
 
+// Something a file says about where its commands run, with where it said it.
+struct ContextHint {
+  std::string value;   // "H100", "0.5.5", "DeepSeek-R1-0528"
+  std::string source;  // what it was read from: "nodeSelector nvidia.com/gpu.product", "image tag", ...
+  std::string text;    // the text as written ("NVIDIA-H100-80GB-HBM3", "lmsysorg/...:v0.5.5-cu126")
+  std::string engine;  // release hints: the engine profile the release belongs to; "" otherwise
+  int line = 0;
+};
+
+// What a file itself says about its target: GPUs (Kubernetes node selectors and affinities,
+// cloud instance types, dstack `gpu:`, SkyPilot `accelerators:`), engine releases (image tags
+// of an image named like the engine, `pip install ENGINE==X.Y.Z`) and models (served names and
+// model path basenames of the commands found). In source order, duplicates kept.
+struct FileContext {
+  std::vector<ContextHint> gpus, releases, models;
+  bool empty() const { return gpus.empty() && releases.empty() && models.empty(); }
+};
+
+// A file read as its format: the commands found, the blocks that could not be tokenised (each
+// one Error, parse_error, where = "file:line:col", the rest of the file still read) and the
+// context hints.
+struct LaunchScan {
+  std::vector<LaunchCommand> commands;
+  std::vector<Error> skipped;
+  FileContext context;
+  // An Error that stopped the whole file (YAML support missing from this build); nullopt else.
+  std::optional<Error> fatal;
+};
+
+ATTNSEL_API LaunchScan scan_launch_input(std::string_view text, std::string_view file_name,
+                                         InputFormat format = InputFormat::detect,
+                                         const std::vector<Launcher>& launchers = builtin_launchers());
+
+// The context hints of a text alone (no commands needed); scan_launch_input also adds the model
+// hints of its commands. Exposed for tests.
+ATTNSEL_API FileContext find_file_context(std::string_view text, const std::vector<Launcher>& launchers = builtin_launchers());
+
+// A GPU name as attnsel's --gpu takes it ("H100", "B200", "MI300X") from a label or instance type
+// ("NVIDIA-H100-80GB-HBM3", "nvidia-h100-80gb", "p5.48xlarge", "Standard_ND96isr_H100_v5"); "" when
+// none is recognised.
+ATTNSEL_API std::string gpu_from_label(std::string_view label);
+
 // Every SGLang launch command inside a file's text, in source order, with file and line.
 // An Error (parse_error, where = "file:line:col") when the file cannot be read as its format:
 // a shell script that does not tokenise, invalid YAML, a Dockerfile instruction or Markdown
 // block that mentions sglang and does not tokenise; invalid_argument for YAML in a build
-// without yaml-cpp.
+// without yaml-cpp. The first of scan_launch_input's `skipped` errors, for callers that want
+// the whole file or nothing; new callers use scan_launch_input.
 ATTNSEL_API Result<std::vector<LaunchCommand>> find_launch_commands(
     std::string_view text, std::string_view file_name, InputFormat format = InputFormat::detect,
     const std::vector<Launcher>& launchers = builtin_launchers());

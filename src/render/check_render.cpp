@@ -340,3 +340,107 @@ std::string render_check_github(const std::vector<CommandCheck>& checks) {
 }
 
 }  // namespace attnsel
+
+namespace attnsel {
+namespace {
+
+// "file:line:col" (the file may hold ':') -> file, line, column (0 when absent).
+struct SkippedPlace {
+  std::string file;
+  int line = 0, column = 0;
+};
+
+// Control characters from a scanned file are shown, never sent to the terminal.
+std::string escape_control(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\t') || u == 0x7f) {
+      out += fmt::format("\\x{:02x}", u);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+SkippedPlace place_of(const std::string& where) {
+  SkippedPlace p{where, 0, 0};
+  auto take_number = [&](int& out) {
+    const std::size_t colon = p.file.rfind(':');
+    if (colon == std::string::npos || colon + 1 >= p.file.size()) return false;
+    const std::string digits = p.file.substr(colon + 1);
+    if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9) return false;
+    out = std::stoi(digits);
+    p.file.resize(colon);
+    return true;
+  };
+  int last = 0, before = 0;
+  if (take_number(last)) {
+    if (take_number(before)) {
+      p.line = before;
+      p.column = last;
+    } else {
+      p.line = last;
+    }
+  }
+  return p;
+}
+
+}  // namespace
+
+std::string render_skipped_text(const std::vector<Error>& skipped) {
+  std::string out;
+  for (const Error& e : skipped) {
+    out += fmt::format("{}: skipped: {} (this block was not checked; the rest of the file was)\n",
+                       escape_control(e.where), escape_control(e.message));
+  }
+  return out;
+}
+
+std::string render_skipped_github(const std::vector<Error>& skipped) {
+  std::string out;
+  for (const Error& e : skipped) {
+    const SkippedPlace p = place_of(e.where);
+    std::string props = "file=" + github_escape_property(p.file);
+    if (p.line > 0) props += ",line=" + std::to_string(p.line);
+    if (p.column > 0) props += ",col=" + std::to_string(p.column);
+    props += ",title=" + github_escape_property("attnsel skipped block");
+    out += "::warning " + props + "::" + github_escape_data(e.message + " (this block was not checked)") + "\n";
+  }
+  return out;
+}
+
+std::string render_check_json(const std::vector<CommandCheck>& checks, const std::vector<Error>& skipped,
+                              const std::vector<std::pair<std::string, FileContext>>& contexts, int indent) {
+  nlohmann::json arr = nlohmann::json::parse(render_check_json(checks, -1));
+  auto hints = [](const std::vector<ContextHint>& hs) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const ContextHint& h : hs)
+      a.push_back({{"value", h.value}, {"line", h.line}, {"source", h.source}, {"text", h.text}});
+    return a;
+  };
+  std::map<std::string, nlohmann::json> by_file;
+  for (const auto& [file, ctx] : contexts) {
+    if (ctx.empty()) continue;
+    by_file[file] = {{"gpus", hints(ctx.gpus)}, {"releases", hints(ctx.releases)}, {"models", hints(ctx.models)}};
+  }
+  for (nlohmann::json& entry : arr) {
+    if (!entry.contains("file") || !entry["file"].is_string()) continue;
+    auto it = by_file.find(entry["file"].get<std::string>());
+    if (it != by_file.end()) entry["file_context"] = it->second;
+  }
+  for (const Error& e : skipped) {
+    const SkippedPlace p = place_of(e.where);
+    nlohmann::json j;
+    j["verdict"] = "skipped";
+    j["file"] = p.file;
+    j["line"] = p.line > 0 ? nlohmann::json(p.line) : nlohmann::json(nullptr);
+    j["column"] = p.column > 0 ? nlohmann::json(p.column) : nlohmann::json(nullptr);
+    j["message"] = e.message;
+    arr.push_back(std::move(j));
+  }
+  return arr.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace attnsel

@@ -2,30 +2,41 @@
 //
 //   attnsel check --gpu sm90,sm100 [--cuda X.Y] [--strict] [--format text|json|github] [--model-kind K]
 //                 [--matrix FILE] -- python3 -m sglang.launch_server ...
-//   attnsel check --gpu sm90 FILE...        (shell, Dockerfile, compose, Kubernetes, Markdown; - is stdin)
+//   attnsel check [--gpu sm90] [--sglang-version X.Y.Z] FILE|DIR...   (shell, Dockerfile, compose,
+//                 Kubernetes, Helm, Markdown, rst, AsciiDoc, Python; - is stdin, see --stdin-filename)
+//   Without --gpu, the GPU the files name (node selectors, instance types, dstack, SkyPilot).
 //
 // Exit codes: 0 every command clean (or warnings only, without --strict); 1 an error in a checked
 // command, or a warning with --strict; 2 bad usage of attnsel or unreadable input.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "attnsel/check.hpp"
+#include "attnsel/launch.hpp"
+#include "attnsel/matrix.hpp"
 #include "cli.hpp"
 
 namespace attnsel::cli {
 namespace {
 
 struct CheckArgs {
-  std::optional<std::string> gpu, cuda, model_kind, matrix, installed;
+  std::optional<std::string> gpu, cuda, model_kind, matrix, installed, stdin_filename, release;
   std::string format = "text";
   bool strict = false;
-  std::vector<std::string> inputs;  // files, or the command after --
+  std::vector<std::string> inputs;  // files and directories, or the command after --
 };
 
 struct Input {
@@ -33,35 +44,232 @@ struct Input {
   std::string text;
 };
 
-// The whole file; "-" is standard input, read as a shell script.
-std::optional<Input> read_input(const std::string& path, std::string& problem) {
-  if (path == "-") {
-    std::ostringstream text;
-    text << std::cin.rdbuf();
-    return Input{"<stdin>", text.str()};
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+constexpr std::size_t kMaxInputBytes = std::size_t{64} << 20;
+
+// The one place files and stdin are read (to be replaced by the shared bounded reader): regular
+// files only, at most 64 MiB, never blocking on a FIFO, errno text in the message.
+std::optional<std::string> read_bounded(const std::string& path, std::string& problem) {
+  const bool stdin_input = path == "-";
+  const int fd = stdin_input ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
     problem = fmt::format("{}: cannot read the file ({})", path, std::strerror(errno));
     return std::nullopt;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) {
-    problem = fmt::format("{}: read error", path);
+  struct FdCloser {
+    int fd;
+    bool owned;
+    ~FdCloser() {
+      if (owned) ::close(fd);
+    }
+  } closer{fd, !stdin_input};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    problem = fmt::format("{}: cannot read the file ({})", path, std::strerror(errno));
     return std::nullopt;
   }
-  return Input{path, text.str()};
+  if (!stdin_input && !S_ISREG(st.st_mode)) {
+    problem = fmt::format("{}: not a regular file", path);
+    return std::nullopt;
+  }
+  if (!stdin_input) {
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags >= 0) (void)::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  }
+  std::string text;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      problem = fmt::format("{}: read error ({})", path, std::strerror(errno));
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    if (text.size() + static_cast<std::size_t>(n) > kMaxInputBytes) {
+      problem = fmt::format("{}: larger than 64 MiB, not read", path);
+      return std::nullopt;
+    }
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  return text;
+}
+
+// Folders a walk passes over: version control, dependencies, vendored and built code.
+bool skipped_directory(const std::string& name) {
+  static const char* const kNames[] = {".git", ".hg", ".svn", "node_modules", "vendor", "third_party", "3rdparty",
+                                       "external", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache", "site-packages",
+                                       "build", "dist", ".cache"};
+  return std::find_if(std::begin(kNames), std::end(kNames), [&](const char* n) { return name == n; }) != std::end(kNames);
+}
+
+// Files a walk reads: the formats check knows, and extensionless scripts with a shell shebang.
+bool walked_file(const std::filesystem::path& p) {
+  std::string name = p.filename().string();
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  static const char* const kExtensions[] = {".sh",  ".bash", ".zsh", ".yml", ".yaml", ".md",   ".markdown", ".py",
+                                            ".rst", ".adoc", ".asciidoc", ".tpl", ".dockerfile", ".containerfile"};
+  for (const char* e : kExtensions) {
+    const std::string ext(e);
+    if (name.size() > ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0) return true;
+  }
+  if (name.rfind("dockerfile", 0) == 0 || name.rfind("containerfile", 0) == 0) return true;
+  if (name.find('.') != std::string::npos) return false;
+  std::ifstream in(p, std::ios::binary);
+  char head[2] = {0, 0};
+  in.read(head, 2);
+  return in.gcount() == 2 && head[0] == '#' && head[1] == '!';
+}
+
+// The files named: directories walked in name order; what cannot be walked is a problem.
+std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs, std::vector<std::string>& problems) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  for (const std::string& in : inputs) {
+    std::error_code ec;
+    if (in == "-" || !fs::is_directory(in, ec)) {
+      files.push_back(in);
+      continue;
+    }
+    std::vector<std::string> found;
+    fs::recursive_directory_iterator it(in, fs::directory_options::skip_permission_denied, ec), end;
+    if (ec) {
+      problems.push_back(fmt::format("{}: cannot read the directory ({})", in, ec.message()));
+      continue;
+    }
+    for (; it != end; it.increment(ec)) {
+      if (ec) {
+        problems.push_back(fmt::format("{}: {}", in, ec.message()));
+        break;
+      }
+      const fs::directory_entry& e = *it;
+      if (e.is_directory(ec) && !e.is_symlink(ec)) {
+        if (skipped_directory(e.path().filename().string())) it.disable_recursion_pending();
+        continue;
+      }
+      if (e.is_regular_file(ec) && !e.is_symlink(ec) && walked_file(e.path())) found.push_back(e.path().string());
+    }
+    std::sort(found.begin(), found.end());
+    files.insert(files.end(), found.begin(), found.end());
+  }
+  return files;
+}
+
+bool looks_binary(std::string_view text) { return text.substr(0, 8192).find('\0') != std::string_view::npos; }
+
+struct ScannedFile {
+  std::string name;
+  LaunchScan scan;
+};
+
+std::string hint_where(const std::string& file, const ContextHint& h) {
+  return fmt::format("{}:{} ({}: {})", file, h.line, h.source, h.text);
+}
+
+// The newest release a built-in generation of `engine` is known to cover ("v0.5.3 to v0.5.9"),
+// else its `since`.
+std::optional<ReleaseVersion> newest_known_release(const std::string& engine) {
+  auto gens = builtin_generations();
+  if (!gens) return std::nullopt;
+  std::optional<ReleaseVersion> newest;
+  for (const MatrixGeneration& g : *gens) {
+    if (g.engine != engine) continue;
+    std::optional<ReleaseVersion> top = g.since;
+    const std::size_t to = g.label.rfind(" to v");
+    if (to != std::string::npos)
+      if (auto upper = parse_release(g.label.substr(to + 5))) top = *upper;
+    if (!newest || *newest < *top) newest = top;
+  }
+  return newest;
 }
 
 int run_check(const CheckArgs& a, bool after_separator) {
   std::optional<std::string> gpu = a.gpu;
   if (!gpu)
     if (const char* env = std::getenv("ATTNSEL_GPU"); env && *env) gpu = env;
+  if (a.release && a.matrix)
+    throw Failure{kUsage, "--sglang-version chooses a built-in matrix; it cannot be combined with --matrix"};
+  std::optional<ReleaseVersion> release;
+  if (a.release) {
+    release = parse_release(*a.release);
+    if (!release) throw Failure{kUsage, "--sglang-version: expected a release like 0.5.3, got '" + *a.release + "'"};
+  }
+
+  // Read and scan first: the files may name the GPU and the release.
+  std::vector<LaunchCommand> argv_commands;
+  std::vector<ScannedFile> scanned;
+  bool input_failed = false;
+  std::size_t files = 0, files_with = 0, binary = 0;
+  if (after_separator) {
+    if (a.inputs.empty()) throw Failure{kUsage, "nothing after --: give the SGLang launch command to check"};
+    auto cmd = launch_command_from_argv(a.inputs);
+    if (!cmd)
+      throw Failure{kUsage, fmt::format("{}\nThe arguments after -- must be an SGLang launch command "
+                                        "(python3 -m sglang.launch_server ..., sglang serve ...) or its flags; to check "
+                                        "files, name them without --",
+                                        cmd.error().describe())};
+    argv_commands.push_back(*cmd);
+  } else {
+    if (a.inputs.empty())
+      throw Failure{kUsage, "nothing to check: name files or directories (scripts, Dockerfiles, compose, Kubernetes "
+                            "or Helm YAML, Markdown, reStructuredText, AsciiDoc, Python; - for stdin) or give a "
+                            "command after --"};
+    std::vector<std::string> problems;
+    const std::vector<std::string> paths = expand_inputs(a.inputs, problems);
+    for (const std::string& p : problems) {
+      std::cerr << "attnsel: " << p << "\n";
+      input_failed = true;
+    }
+    for (const std::string& path : paths) {
+      std::string problem;
+      auto text = read_bounded(path, problem);
+      if (!text) {
+        std::cerr << "attnsel: " << problem << "\n";
+        input_failed = true;
+        continue;
+      }
+      if (looks_binary(*text)) {
+        ++binary;
+        continue;
+      }
+      const std::string name = path == "-" ? a.stdin_filename.value_or("<stdin>") : path;
+      LaunchScan scan = scan_launch_input(*text, name, path == "-" && !a.stdin_filename ? InputFormat::shell
+                                                                                        : InputFormat::detect);
+      ++files;
+      if (scan.fatal) {
+        const Error& e = *scan.fatal;
+        std::cerr << "attnsel: " << (e.where.empty() ? name : e.where) << ": " << e.message << "\n";
+        input_failed = true;
+        continue;
+      }
+      if (!scan.commands.empty()) ++files_with;
+      scanned.push_back(ScannedFile{name, std::move(scan)});
+    }
+  }
+
+  // The GPU: --gpu / ATTNSEL_GPU, else what the files say.
+  if (!gpu) {
+    std::vector<std::string> gpus;
+    for (const ScannedFile& f : scanned) {
+      for (const ContextHint& h : f.scan.context.gpus) {
+        if (std::find(gpus.begin(), gpus.end(), h.value) == gpus.end()) {
+          gpus.push_back(h.value);
+          if (a.format == "text") std::cerr << "attnsel: GPU " << h.value << " from " << hint_where(f.name, h) << "\n";
+        }
+      }
+    }
+    if (!gpus.empty()) {
+      std::string list;
+      for (const std::string& g : gpus) list += (list.empty() ? "" : ",") + g;
+      gpu = list;
+    }
+  }
   if (!gpu)
     throw Failure{kUsage, "check needs the target GPUs: --gpu sm90 (or a list: --gpu sm90,sm100; npu, xpu, cpu for "
-                          "other platforms); it never probes, a CI runner has no GPU"};
-  auto matrix = load_matrix_or_fail(a.matrix);
+                          "other platforms); it never probes, a CI runner has no GPU, and the checked files name "
+                          "none (no node selector, instance type, dstack gpu or SkyPilot accelerators)"};
+
+  auto default_matrix = release ? std::shared_ptr<const Matrix>() : load_matrix_or_fail(a.matrix);
+  const std::string engine = default_matrix ? default_matrix->info().engine : std::string();
   auto catalog = catalog_or_fail();
   auto targets = resolve_check_targets(*catalog, *gpu, a.cuda);
   if (!targets) throw Failure{kUsage, targets.error().describe()};
@@ -79,61 +287,92 @@ int run_check(const CheckArgs& a, bool after_separator) {
   }
   if (a.model_kind) options.model_kind = parse_kind(*a.model_kind);
 
-  std::vector<LaunchCommand> commands;
-  bool input_failed = false;
-  std::size_t files = 0, files_without = 0;
-  if (after_separator) {
-    if (a.inputs.empty()) throw Failure{kUsage, "nothing after --: give the SGLang launch command to check"};
-    auto cmd = launch_command_from_argv(a.inputs);
-    if (!cmd)
-      throw Failure{kUsage, fmt::format("{}\nThe arguments after -- must be an SGLang launch command "
-                                        "(python3 -m sglang.launch_server ..., sglang serve ...) or its flags; to check "
-                                        "files, name them without --",
-                                        cmd.error().describe())};
-    commands.push_back(*cmd);
-  } else {
-    if (a.inputs.empty())
-      throw Failure{kUsage, "nothing to check: name files (scripts, Dockerfiles, compose or Kubernetes YAML, Markdown; "
-                            "- for stdin) or give a command after --"};
-    for (const std::string& path : a.inputs) {
-      std::string problem;
-      auto input = read_input(path, problem);
-      if (!input) {
-        std::cerr << "attnsel: " << problem << "\n";
-        input_failed = true;
-        continue;
+  // The matrix for a release: --sglang-version, else the release a file names (built-in matrices only).
+  std::map<std::string, std::shared_ptr<const Matrix>> by_release;
+  bool release_warning = false;
+  auto matrix_for = [&](const ScannedFile* f) -> std::shared_ptr<const Matrix> {
+    std::optional<ReleaseVersion> r = release;
+    const ContextHint* from = nullptr;
+    const std::string default_engine = default_matrix ? engine : std::string();
+    if (!r && f && !a.matrix && !std::getenv("ATTNSEL_MATRIX")) {
+      for (const ContextHint& h : f->scan.context.releases) {
+        if (!default_engine.empty() && h.engine != default_engine) continue;
+        if (auto parsed = parse_release(h.value)) {
+          r = parsed;
+          from = &h;
+          break;
+        }
       }
-      ++files;
-      auto found = find_launch_commands(input->text, input->name);
-      if (!found) {
-        const Error& e = found.error();
-        std::cerr << "attnsel: " << (e.where.empty() ? input->name : e.where) << ": " << e.message << "\n";
-        input_failed = true;
-        continue;
-      }
-      if (found->empty()) ++files_without;
-      commands.insert(commands.end(), found->begin(), found->end());
     }
-  }
+    if (!r) return default_matrix ? default_matrix : load_matrix_or_fail(a.matrix);
+    const std::string key = to_string(*r);
+    auto it = by_release.find(key);
+    if (it != by_release.end()) return it->second;
+    const std::string eng = default_engine.empty() ? (*builtin_matrix())->info().engine : default_engine;
+    auto m = builtin_matrix(eng, *r);
+    if (!m) {
+      if (!from) throw Failure{kUsage, m.error().describe()};  // names --sglang-version itself
+      std::cerr << "attnsel: warning: " << hint_where(f->name, *from) << ": " << m.error().message
+                << "; checked against the newest matrix\n";
+      release_warning = true;
+      return by_release[key] = default_matrix ? default_matrix : load_matrix_or_fail(a.matrix);
+    }
+    if (auto newest = newest_known_release(eng); newest && *newest < *r) {
+      std::cerr << "attnsel: warning: release " << key
+                << (from ? " from " + hint_where(f->name, *from) : std::string(" (--sglang-version)"))
+                << " is newer than any matrix attnsel knows (newest: " << to_string(*newest)
+                << "); checked against the newest\n";
+      release_warning = true;
+    } else if (from && a.format == "text") {
+      std::cerr << "attnsel: release " << key << " from " << hint_where(f->name, *from) << "\n";
+    }
+    return by_release[key] = *m;
+  };
 
   std::vector<CommandCheck> checks;
-  for (const LaunchCommand& cmd : commands) {
-    auto results = check_command(matrix, *catalog, cmd, *targets, options);
-    checks.insert(checks.end(), std::make_move_iterator(results.begin()), std::make_move_iterator(results.end()));
+  std::vector<Error> skipped;
+  auto check_all = [&](const std::vector<LaunchCommand>& commands, const std::shared_ptr<const Matrix>& matrix) {
+    for (const LaunchCommand& cmd : commands) {
+      auto results = check_command(matrix, *catalog, cmd, *targets, options);
+      checks.insert(checks.end(), std::make_move_iterator(results.begin()), std::make_move_iterator(results.end()));
+    }
+  };
+  if (after_separator) check_all(argv_commands, matrix_for(nullptr));
+  for (const ScannedFile& f : scanned) {
+    if (!f.scan.commands.empty()) check_all(f.scan.commands, matrix_for(&f));
+    skipped.insert(skipped.end(), f.scan.skipped.begin(), f.scan.skipped.end());
   }
 
-  if (a.format == "json") std::cout << render_check_json(checks) << "\n";
-  else if (a.format == "github") std::cout << render_check_github(checks);
-  else if (!checks.empty()) std::cout << render_check_text(checks, RenderOptions{use_color()});
+  if (a.format == "json") {
+    std::vector<std::pair<std::string, FileContext>> contexts;
+    for (const ScannedFile& f : scanned) contexts.emplace_back(f.name, f.scan.context);
+    std::cout << render_check_json(checks, skipped, contexts) << "\n";
+  } else if (a.format == "github") {
+    std::cout << render_check_github(checks) << render_skipped_github(skipped);
+  } else {
+    if (!checks.empty()) std::cout << render_check_text(checks, RenderOptions{use_color()});
+    if (!skipped.empty()) std::cout << render_skipped_text(skipped);
+  }
 
-  if (!after_separator && commands.empty() && files > 0)
-    std::cerr << fmt::format("attnsel: warning: no SGLang launch command found in {} file{}\n", files,
-                             files == 1 ? "" : "s");
-  else if (files_without > 0 && a.format == "text")
-    std::cerr << fmt::format("attnsel: {} of {} files hold no SGLang launch command\n", files_without, files);
+  const std::size_t commands = argv_commands.size() + [&] {
+    std::size_t n = 0;
+    for (const ScannedFile& f : scanned) n += f.scan.commands.size();
+    return n;
+  }();
+  if (!after_separator && commands == 0 && files > 0)
+    std::cerr << fmt::format("attnsel: warning: no SGLang launch command found in {} file{}{}\n", files,
+                             files == 1 ? "" : "s", binary ? fmt::format(" ({} binary skipped)", binary) : "");
+  else if (!after_separator && a.format == "text" && (files > 1 || files_with < files))
+    std::cerr << fmt::format("attnsel: read {} file{}, {} with launch commands{}\n", files, files == 1 ? "" : "s",
+                             files_with, binary ? fmt::format(", {} binary skipped", binary) : "");
+  if (!after_separator && files == 0 && !input_failed) {
+    std::cerr << "attnsel: no file to read in the given directories\n";
+  }
 
   if (input_failed) return kUsage;
   const bool failed = std::any_of(checks.begin(), checks.end(), [&](const CommandCheck& c) { return c.fails(a.strict); });
+  // A block that could not be read is a warning: --strict fails on it.
+  if (a.strict && (!skipped.empty() || release_warning)) return kInvalidPlan;
   return failed ? kInvalidPlan : kOk;
 }
 
@@ -158,7 +397,14 @@ Command add_check_command(CLI::App& app) {
                   "the kind of a model attnsel cannot resolve (default: what the backends imply, else mha)")
       ->check(CLI::IsMember({"mha", "mla", "gdn", "dsa"}));
   cmd->add_option("--matrix", args->matrix, "matrix JSON file (default: ATTNSEL_MATRIX, else the built-in one)");
-  cmd->add_option("inputs", args->inputs, "FILE... (- reads a shell script from stdin), or -- COMMAND...");
+  cmd->add_option("--sglang-version", args->release,
+                  "the engine release to check against, e.g. 0.5.3 (default: the release the file names in an image "
+                  "tag or a pinned pip install, else the newest matrix)");
+  cmd->add_option("--stdin-filename", args->stdin_filename,
+                  "the name standard input is reported under and read as (its format comes from the name)");
+  cmd->add_option("inputs", args->inputs,
+                  "FILE or DIR... (directories are walked; - reads stdin, a shell script unless --stdin-filename "
+                  "names another format), or -- COMMAND...");
   cmd->footer(
       "Exit codes: 0 clean (warnings allowed without --strict), 1 an error in a checked command (or a warning with "
       "--strict), 2 bad usage or unreadable input.");

@@ -1,0 +1,232 @@
+// What a deployment file says about its target, besides its commands: the GPU (node selectors,
+// affinities, instance types, dstack and SkyPilot resources), the engine release (image tags,
+// pinned pip installs) and the model (the commands' model values). Hardware names and cloud
+// instance types are generic; engine names come from the profiles' launchers.
+#include <set>
+
+#include "check/launch_internal.hpp"
+
+namespace attnsel {
+namespace {
+
+using launch_detail::ends_with;
+using launch_detail::lower;
+using launch_detail::npos;
+using launch_detail::PhysicalLine;
+using launch_detail::split_lines;
+using launch_detail::starts_with;
+using launch_detail::trim;
+
+// Cloud instance types whose GPU is not written in their name (prefix -> GPU).
+struct InstanceType {
+  std::string_view prefix;
+  std::string_view gpu;
+};
+constexpr InstanceType kInstanceTypes[] = {
+    {"p5.", "H100"},        {"p5e.", "H200"},        {"p5en.", "H200"},       {"p4d.", "A100"},
+    {"p4de.", "A100"},      {"p6-b200.", "B200"},    {"p6e-gb200.", "GB200"}, {"p6-b300.", "B300"},
+    {"g6e.", "L40S"},       {"g6.", "L4"},           {"g5.", "A10G"},         {"a3-highgpu", "H100"},
+    {"a3-megagpu", "H100"}, {"a3-edgegpu", "H100"},  {"a3-ultragpu", "H200"}, {"a4-highgpu", "B200"},
+    {"a4x-highgpu", "GB200"}, {"a2-highgpu", "A100"}, {"a2-ultragpu", "A100"}, {"g2-standard", "L4"},
+};
+
+// GPU names as --gpu takes them, longest first where one is a prefix of another.
+constexpr std::string_view kGpuNames[] = {"GB300", "GB200", "B300",   "B200",   "H200",   "H100",   "H800",
+                                          "H20",   "A100",  "A800",   "L40S",   "L40",    "L4",     "A10G",
+                                          "A10",   "MI355X", "MI325X", "MI300X", "MI300A", "MI250X", "GH200"};
+
+// The line a label or value sits on after `key:` / `key=`; empty when the line has none.
+std::string_view value_after(std::string_view line, std::size_t key_end) {
+  std::string_view rest = line.substr(key_end);
+  const std::size_t sep = rest.find_first_of(":=");
+  if (sep == npos) return {};
+  rest = trim(rest.substr(sep + 1));
+  while (!rest.empty() && (rest.front() == '"' || rest.front() == '\'' || rest.front() == '[' || rest.front() == '{'))
+    rest.remove_prefix(1);
+  std::size_t end = 0;
+  while (end < rest.size() && rest[end] != '"' && rest[end] != '\'' && rest[end] != ',' && rest[end] != ']' &&
+         rest[end] != '}' && rest[end] != ' ' && rest[end] != '#')
+    ++end;
+  return rest.substr(0, end);
+}
+
+// A release "X.Y.Z" from an image tag or pinned version ("v0.5.5-cu126" -> "0.5.5"); "" if none.
+std::string release_of(std::string_view tag) {
+  if (!tag.empty() && (tag.front() == 'v' || tag.front() == 'V')) tag.remove_prefix(1);
+  std::string out;
+  int parts = 0;
+  std::size_t i = 0;
+  while (i < tag.size() && parts < 4) {
+    std::size_t j = i;
+    while (j < tag.size() && std::isdigit(static_cast<unsigned char>(tag[j]))) ++j;
+    if (j == i) break;
+    if (!out.empty()) out += '.';
+    out.append(tag.substr(i, j - i));
+    ++parts;
+    if (j >= tag.size() || tag[j] != '.') break;
+    i = j + 1;
+  }
+  return parts >= 2 ? out : std::string();
+}
+
+bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-'; }
+
+}  // namespace
+
+std::string gpu_from_label(std::string_view label) {
+  const std::string low = lower(trim(label));
+  std::string_view l = low;
+  if (starts_with(l, "standard_")) l.remove_prefix(9);
+  for (const InstanceType& t : kInstanceTypes)
+    if (starts_with(l, t.prefix)) return std::string(t.gpu);
+  std::string up(label);
+  for (char& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (std::string_view name : kGpuNames) {
+    for (std::size_t at = up.find(name); at != npos; at = up.find(name, at + 1)) {
+      const bool before = at == 0 || !std::isalnum(static_cast<unsigned char>(up[at - 1])) ||
+                          (at >= 6 && up.compare(at - 6, 6, "NVIDIA") == 0);
+      const std::size_t end = at + name.size();
+      const bool after = end >= up.size() || !std::isdigit(static_cast<unsigned char>(up[end]));
+      if (before && after) return std::string(name);
+    }
+  }
+  return {};
+}
+
+FileContext find_file_context(std::string_view text, const std::vector<Launcher>& launchers) {
+  FileContext ctx;
+  const std::vector<PhysicalLine> lines = split_lines(text);
+  // Keys whose value names a GPU or an instance type, and how the output names them.
+  struct GpuKey {
+    std::string_view key;
+    std::string_view source;
+  };
+  static constexpr GpuKey kGpuKeys[] = {
+      {"nvidia.com/gpu.product", "node label nvidia.com/gpu.product"},
+      {"cloud.google.com/gke-accelerator", "node label cloud.google.com/gke-accelerator"},
+      {"node.kubernetes.io/instance-type", "node label node.kubernetes.io/instance-type"},
+      {"beta.kubernetes.io/instance-type", "node label beta.kubernetes.io/instance-type"},
+      {"karpenter.k8s.aws/instance-gpu-name", "node label karpenter.k8s.aws/instance-gpu-name"},
+      {"amd.com/gpu.product-name", "node label amd.com/gpu.product-name"},
+  };
+  std::set<std::string> engines;
+  for (const Launcher& l : launchers) engines.insert(l.engine);
+
+  for (std::size_t k = 0; k < lines.size() && k < 1000000; ++k) {
+    const std::string_view line = lines[k].text;
+    const int n = static_cast<int>(k) + 1;
+    const std::string_view t = trim(line);
+    auto add_gpu = [&](std::string_view value, std::string_view source) {
+      const std::string gpu = gpu_from_label(value);
+      if (!gpu.empty()) ctx.gpus.push_back(ContextHint{gpu, std::string(source), std::string(value), "", n});
+    };
+    for (const GpuKey& g : kGpuKeys) {
+      const std::size_t at = line.find(g.key);
+      if (at == npos) continue;
+      std::string_view v = value_after(line, at + g.key.size());
+      if (v.empty()) {
+        // Node affinity: `- key: LABEL` then `operator: In` and `values: [X]` or `- X` below.
+        for (std::size_t j = k + 1; j < lines.size() && j <= k + 6 && v.empty(); ++j) {
+          const std::string_view u = trim(lines[j].text);
+          if (starts_with(u, "values:")) {
+            v = value_after(u, 0);
+            if (v.empty() && j + 1 < lines.size() && starts_with(trim(lines[j + 1].text), "- "))
+              v = trim(trim(lines[j + 1].text).substr(2));
+          }
+        }
+        while (!v.empty() && (v.front() == '"' || v.front() == '\'')) v.remove_prefix(1);
+        while (!v.empty() && (v.back() == '"' || v.back() == '\'')) v.remove_suffix(1);
+      }
+      if (!v.empty()) add_gpu(v, g.source);
+    }
+    if (starts_with(t, "gpu:") || starts_with(t, "- gpu:")) {  // dstack resources
+      const std::string_view v = value_after(t, t.find("gpu") + 3);
+      if (!v.empty()) add_gpu(v, "dstack resources gpu");
+    }
+    if (starts_with(t, "accelerators:")) {  // SkyPilot resources
+      std::string_view v = value_after(t, 12);
+      if (v.empty() && k + 1 < lines.size()) v = value_after(trim(lines[k + 1].text), 0);
+      if (v.empty() && k + 1 < lines.size()) {
+        const std::string_view next = trim(lines[k + 1].text);
+        if (starts_with(next, "- ")) v = trim(next.substr(2));
+      }
+      if (!v.empty()) add_gpu(v, "SkyPilot resources accelerators");
+    }
+    // Releases: an image ".../ENGINE:TAG", a pinned package "ENGINE==X.Y.Z" / "ENGINE[all]==X.Y.Z".
+    for (const std::string& e : engines) {
+      const std::string repo = "/" + e + ":";
+      for (std::size_t at = line.find(repo); at != npos; at = line.find(repo, at + 1)) {
+        std::size_t b = at;
+        while (b > 0 && !std::isspace(static_cast<unsigned char>(line[b - 1])) && line[b - 1] != '"' &&
+               line[b - 1] != '\'' && line[b - 1] != '=')
+          --b;
+        std::size_t end = at + repo.size();
+        while (end < line.size() && (word_char(line[end]) || line[end] == '.')) ++end;
+        const std::string_view tag = line.substr(at + repo.size(), end - at - repo.size());
+        const std::string release = release_of(tag);
+        if (!release.empty())
+          ctx.releases.push_back(ContextHint{release, "image tag", std::string(line.substr(b, end - b)), e, n});
+      }
+      // Helm values: `repository: org/ENGINE` with `tag: vX.Y.Z` beside it in the same map.
+      if (starts_with(t, "repository:")) {
+        std::string_view repo_value = trim(t.substr(11));
+        while (!repo_value.empty() && (repo_value.back() == '"' || repo_value.back() == '\'')) repo_value.remove_suffix(1);
+        if (ends_with(repo_value, "/" + e)) {
+          const std::size_t indent = line.size() - launch_detail::ltrim(line).size();
+          for (std::size_t j = k >= 3 ? k - 3 : 0; j < lines.size() && j <= k + 3; ++j) {
+            const std::string_view u = lines[j].text;
+            const std::string_view ut = trim(u);
+            if (j == k || !starts_with(ut, "tag:") || u.size() - launch_detail::ltrim(u).size() != indent) continue;
+            std::string_view tag = trim(ut.substr(4));
+            while (!tag.empty() && (tag.front() == '"' || tag.front() == '\'')) tag.remove_prefix(1);
+            const std::string release = release_of(tag);
+            if (!release.empty())
+              ctx.releases.push_back(ContextHint{release, "image repository and tag", std::string(repo_value) + ":" +
+                                                     std::string(tag.substr(0, tag.find_first_of("\"' #"))),
+                                                 e, static_cast<int>(j) + 1});
+            break;
+          }
+        }
+      }
+      for (std::size_t at = line.find(e); at != npos; at = line.find(e, at + 1)) {
+        if (at > 0 && (word_char(line[at - 1]) || line[at - 1] == '/' || line[at - 1] == '.')) continue;
+        std::size_t j = at + e.size();
+        if (j < line.size() && line[j] == '[') {
+          const std::size_t close = line.find(']', j);
+          if (close == npos) continue;
+          j = close + 1;
+        }
+        if (line.compare(j, 2, "==") != 0) continue;
+        std::size_t end = j + 2;
+        while (end < line.size() && (word_char(line[end]) || line[end] == '.')) ++end;
+        const std::string release = release_of(line.substr(j + 2, end - j - 2));
+        if (!release.empty())
+          ctx.releases.push_back(ContextHint{release, "pinned package", std::string(line.substr(at, end - at)), e, n});
+      }
+    }
+  }
+  return ctx;
+}
+
+namespace launch_detail {
+
+void add_command_context(const std::vector<LaunchCommand>& commands, const std::vector<Launcher>& launchers,
+                         FileContext& context) {
+  (void)launchers;
+  for (const LaunchCommand& cmd : commands) {
+    const LaunchFlags flags = parse_launch_flags(cmd);
+    if (!flags.model) continue;
+    const std::string& text = flags.model->text;
+    if (text.empty() || text.find('$') != npos || text.find('{') != npos || text.find('<') != npos) continue;
+    std::string_view name = text;
+    while (!name.empty() && name.back() == '/') name.remove_suffix(1);
+    // A local path names the model by its last component; an org/name id stays whole.
+    const bool path = starts_with(name, "/") || starts_with(name, "./") || starts_with(name, "~");
+    const std::string value(path ? basename(name) : name);
+    context.models.push_back(
+        ContextHint{value, flags.model->flag.empty() ? "positional model" : flags.model->flag, text, "", flags.model->line});
+  }
+}
+
+}  // namespace launch_detail
+}  // namespace attnsel

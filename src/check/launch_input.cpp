@@ -1,0 +1,170 @@
+// The public entry points of the launch readers: argv, and a file's text read as its format.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "attnsel/launch.hpp"
+#include "check/launch_internal.hpp"
+#include "check/shell_lexer.hpp"
+
+namespace attnsel {
+
+using launch_detail::add_command_context;
+using launch_detail::ArgWord;
+using launch_detail::basename;
+using launch_detail::ends_with;
+using launch_detail::extract;
+using launch_detail::is_assignment;
+using launch_detail::lex_shell;
+using launch_detail::lower;
+using launch_detail::scan_dockerfile;
+using launch_detail::scan_markdown;
+using launch_detail::scan_shell;
+using launch_detail::scan_yaml;
+using launch_detail::Sink;
+using launch_detail::source_of;
+using launch_detail::starts_with;
+using launch_detail::yaml_looks_like_compose;
+using launch_detail::scan_python;
+using launch_detail::scan_rst;
+using launch_detail::scan_asciidoc;
+using launch_detail::scan_helm;
+
+std::string_view name_of(InputFormat f) {
+  switch (f) {
+    case InputFormat::detect: return "detect";
+    case InputFormat::shell: return "shell";
+    case InputFormat::dockerfile: return "dockerfile";
+    case InputFormat::compose: return "compose";
+    case InputFormat::kubernetes: return "kubernetes";
+    case InputFormat::markdown: return "markdown";
+    case InputFormat::python: return "python";
+    case InputFormat::helm: return "helm";
+    case InputFormat::rst: return "rst";
+    case InputFormat::asciidoc: return "asciidoc";
+  }
+  return "shell";
+}
+
+InputFormat detect_input_format(std::string_view file_name, std::string_view text) {
+  const std::string base = lower(basename(file_name));
+  if (base == "dockerfile" || base == "containerfile" || starts_with(base, "dockerfile.") ||
+      starts_with(base, "containerfile.") || ends_with(base, ".dockerfile") || ends_with(base, ".containerfile")) {
+    return InputFormat::dockerfile;
+  }
+  if (ends_with(base, ".md") || ends_with(base, ".markdown")) return InputFormat::markdown;
+  if (ends_with(base, ".py") || starts_with(text, "#!/usr/bin/env python") || starts_with(text, "#!/usr/bin/python"))
+    return InputFormat::python;
+  if (ends_with(base, ".rst") || ends_with(base, ".rest")) return InputFormat::rst;
+  if (ends_with(base, ".adoc") || ends_with(base, ".asciidoc") || ends_with(base, ".asc")) return InputFormat::asciidoc;
+  if (ends_with(base, ".tpl")) return InputFormat::helm;
+  if (ends_with(base, ".yml") || ends_with(base, ".yaml")) {
+    const std::string path = lower(file_name);
+    if (path.find("templates/") != std::string::npos || text.find("{{") != std::string_view::npos)
+      return InputFormat::helm;
+    if (starts_with(base, "docker-compose") || starts_with(base, "compose")) return InputFormat::compose;
+    return yaml_looks_like_compose(text) ? InputFormat::compose : InputFormat::kubernetes;
+  }
+  return InputFormat::shell;
+}
+
+LaunchScan scan_launch_input(std::string_view text, std::string_view file_name, InputFormat format,
+                             const std::vector<Launcher>& launchers) {
+  if (format == InputFormat::detect) format = detect_input_format(file_name, text);
+  Sink sink;
+  sink.launchers = &launchers;
+  sink.file = std::string(file_name);
+  switch (format) {
+    case InputFormat::detect:
+    case InputFormat::shell: scan_shell(source_of(text, 1), 0, launch_detail::OnLexError::fail, sink); break;
+    case InputFormat::dockerfile: scan_dockerfile(text, 1, sink); break;
+    case InputFormat::compose:
+    case InputFormat::kubernetes: scan_yaml(text, 1, format, /*report=*/true, sink); break;
+    case InputFormat::helm: scan_helm(text, sink); break;
+    case InputFormat::markdown: scan_markdown(text, sink); break;
+    case InputFormat::python: scan_python(text, sink); break;
+    case InputFormat::rst: scan_rst(text, sink); break;
+    case InputFormat::asciidoc: scan_asciidoc(text, sink); break;
+  }
+  LaunchScan scan;
+  std::stable_sort(sink.found.begin(), sink.found.end(),
+                   [](const LaunchCommand& a, const LaunchCommand& b) { return a.line < b.line; });
+  scan.commands = std::move(sink.found);
+  scan.skipped = std::move(sink.skipped);
+  scan.fatal = std::move(sink.fatal);
+  scan.context = find_file_context(text, launchers);
+  add_command_context(scan.commands, launchers, scan.context);
+  return scan;
+}
+
+Result<std::vector<LaunchCommand>> find_launch_commands(std::string_view text, std::string_view file_name,
+                                                        InputFormat format, const std::vector<Launcher>& launchers) {
+  LaunchScan scan = scan_launch_input(text, file_name, format, launchers);
+  if (scan.fatal) return *std::move(scan.fatal);
+  if (!scan.skipped.empty()) return std::move(scan.skipped.front());
+  return std::move(scan.commands);
+}
+
+Result<LaunchCommand> launch_command_from_argv(const std::vector<std::string>& argv,
+                                               const std::vector<Launcher>& launchers) {
+  if (argv.empty()) {
+    return Error{ErrorCode::invalid_argument,
+                 "no command to check: give an SGLang launch command or its flags after --", "", {}, {}};
+  }
+  // The whole command as one quoted string: tokenise it the way a shell would.
+  std::vector<std::vector<ArgWord>> commands;
+  if (argv.size() == 1 && argv[0].find_first_of(" \t\n") != std::string::npos) {
+    const launch_detail::Lexed lexed = lex_shell(argv[0]);
+    if (!lexed.error.empty()) {
+      return Error{ErrorCode::parse_error, lexed.error + " in the command", "<command line>", {}, {}};
+    }
+    for (const launch_detail::SimpleCommand& command : lexed.commands) {
+      std::vector<ArgWord> words;
+      for (const launch_detail::Word& w : command) words.push_back(ArgWord{w.text, 0, 0});
+      commands.push_back(std::move(words));
+    }
+  } else {
+    std::vector<ArgWord> words;
+    for (const std::string& a : argv) words.push_back(ArgWord{a, 0, 0});
+    commands.push_back(std::move(words));
+  }
+  for (const std::vector<ArgWord>& words : commands) {
+    std::size_t first = 0;
+    while (first < words.size() && is_assignment(words[first].text)) ++first;
+    if (first < words.size() && starts_with(words[first].text, "-")) {
+      LaunchCommand cmd;
+      cmd.launcher = "flags";
+      for (std::size_t k = first; k < words.size(); ++k) cmd.args.push_back(words[k].text);
+      cmd.arg_lines.assign(cmd.args.size(), 0);
+      return cmd;
+    }
+    Sink sink;
+    sink.launchers = &launchers;
+    extract(words, launch_detail::Context{}, 0, sink);
+    if (!sink.skipped.empty()) return std::move(sink.skipped.front());
+    if (!sink.found.empty()) {
+      LaunchCommand cmd = std::move(sink.found.front());
+      cmd.line = 0;
+      cmd.arg_lines.assign(cmd.args.size(), 0);
+      return cmd;
+    }
+  }
+  const std::string shown = argv[0].size() > 80 ? argv[0].substr(0, 77) + "..." : argv[0];
+  std::string expected;
+  for (const Launcher& l : launchers) {
+    if (!expected.empty()) expected += ", ";
+    if (l.module.empty()) {
+      expected += "`" + l.program;
+      for (const std::string& s : l.subcommand) expected += " " + s;
+      expected += " ...`";
+    } else {
+      expected += "`python3 -m " + l.module + " ...`";
+    }
+  }
+  return Error{ErrorCode::invalid_argument,
+               "'" + shown + "' does not start a known serving engine: expected " + expected +
+                   ", or only its --flags",
+               shown, {}, {}};
+}
+
+}  // namespace attnsel

@@ -1,0 +1,242 @@
+// Shared pieces of the launch-command readers (src/check/read_*.cpp): source text and its line
+// map, the words of one argv, the sink that collects commands and errors, and the entry points
+// each reader offers the others. Internal to the library.
+#pragma once
+
+#include <algorithm>
+#include <cctype>
+#include <cstddef>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "attnsel/launch.hpp"
+#include "attnsel/profile.hpp"
+
+namespace attnsel::launch_detail {
+
+inline constexpr std::size_t npos = std::string_view::npos;
+inline constexpr int kMaxNesting = 4;       // sh -c inside sh -c, heredocs inside heredocs
+inline constexpr int kMaxYamlDepth = 256;
+
+// ---- small string helpers ----
+
+inline bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+inline bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+
+inline std::string_view ltrim(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size() && is_blank(s[i])) ++i;
+  return s.substr(i);
+}
+
+inline std::string_view rtrim(std::string_view s) {
+  std::size_t n = s.size();
+  while (n > 0 && is_blank(s[n - 1])) --n;
+  return s.substr(0, n);
+}
+
+inline std::string_view trim(std::string_view s) { return rtrim(ltrim(s)); }
+
+inline std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+inline std::string_view basename(std::string_view path) {
+  const std::size_t slash = path.find_last_of('/');
+  return slash == npos ? path : path.substr(slash + 1);
+}
+
+
+// Physical lines without their "\n" (and without a trailing "\r"), with their offsets.
+struct PhysicalLine {
+  std::string_view text;
+  std::size_t offset = 0;
+};
+
+std::vector<PhysicalLine> split_lines(std::string_view text);
+
+// ---- source text and where its offsets came from ----
+
+// Maps offsets in a text (possibly rebuilt from pieces of a file) to 1-based lines of the file.
+class LineMap {
+ public:
+  // From `offset` on, the text is line `line` of the file, starting at column `column`.
+  void mark(std::size_t offset, int line, std::size_t column = 1) { points_.push_back({offset, line, column}); }
+
+  int line_at(std::size_t offset) const {
+    const Point* p = point_at(offset);
+    return p ? p->line : 0;
+  }
+  std::size_t column_at(std::size_t offset) const {
+    const Point* p = point_at(offset);
+    return p ? offset - p->offset + p->column : offset + 1;
+  }
+
+ private:
+  struct Point {
+    std::size_t offset;
+    int line;
+    std::size_t column;
+  };
+  const Point* point_at(std::size_t offset) const {
+    auto it = std::upper_bound(points_.begin(), points_.end(), offset,
+                               [](std::size_t o, const Point& p) { return o < p.offset; });
+    if (it == points_.begin()) return points_.empty() ? nullptr : &points_.front();
+    return &*std::prev(it);
+  }
+  std::vector<Point> points_;
+};
+
+struct Source {
+  std::string text;
+  LineMap lines;
+
+  void append(std::string_view piece, int line, std::size_t column = 1) {
+    lines.mark(text.size(), line, column);
+    text.append(piece);
+  }
+};
+
+Source source_of(std::string_view text, int first_line);
+
+// ---- one argv, and where the found commands go ----
+
+struct ArgWord {
+  std::string text;
+  int line = 0;
+  std::size_t raw = 0;  // where the word was written in the context's source, to locate nested words
+  WordShape shape = WordShape::literal;
+};
+
+// Documentation placeholders are unknown values: <model-path>, `...`, {{ .Values.model }}.
+inline WordShape placeholder_shape(std::string_view text, WordShape shape) {
+  if (text == "..." || text == "\u2026") return WordShape::words;
+  if (text.find("{{") != npos || text.find("}}") != npos) return shape > WordShape::value ? shape : WordShape::value;
+  if (text.size() > 2 && text.front() == '<' && text.back() == '>') return shape > WordShape::value ? shape : WordShape::value;
+  return shape;
+}
+
+struct Sink {
+  const std::vector<Launcher>* launchers = nullptr;
+  std::string file;
+  std::vector<LaunchCommand> found;
+  std::vector<Error> skipped;  // one per block that could not be read; the rest of the file goes on
+  std::optional<Error> fatal;  // the whole file could not be read as its format
+
+  // A block that could not be read: one finding, at file:line:col.
+  void fail(std::string message, int line, std::optional<std::size_t> column = std::nullopt) {
+    if (skipped.size() >= kMaxSkipped) return;
+    std::string where = file.empty() ? std::string("<command line>") : file;
+    if (line > 0) where += ":" + std::to_string(line);
+    if (line > 0 && column) where += ":" + std::to_string(*column);
+    skipped.push_back(Error{ErrorCode::parse_error, std::move(message), std::move(where), {}, {}});
+  }
+
+  // Whether a text names one of the launchers (a bad block that does is worth reporting).
+  bool mentions_launcher(std::string_view text) const {
+    if (!launchers) return false;
+    for (const Launcher& l : *launchers) {
+      if (!l.module.empty() && text.find(l.module) != npos) return true;
+      if (!l.program.empty() && text.find(l.program) != npos) return true;
+    }
+    return false;
+  }
+
+  static constexpr std::size_t kMaxSkipped = 1000;
+};
+
+// Finds the words of a nested script (sh -c "...", a YAML string) in the text where they were
+// written, in order, so that each gets its own line. A word not written verbatim there (it had
+// escapes) keeps the line of the word before it.
+class Locator {
+ public:
+  Locator(const Source* src, std::size_t from, int line) : src_(src), pos_(from), line_(line) {}
+
+  ArgWord next(std::string text) {
+    ArgWord w{std::move(text), line_, pos_};
+    if (src_ && !w.text.empty() && pos_ < src_->text.size()) {
+      // Words of one command sit close together; a bounded window keeps huge inputs linear.
+      const std::size_t window = w.text.size() * 5 + 4096;
+      const std::size_t at = std::string_view(src_->text).substr(pos_, window).find(w.text);
+      if (at != npos) {
+        pos_ += at;
+        line_ = src_->lines.line_at(pos_);
+        w.line = line_;
+        w.raw = pos_;
+        pos_ += w.text.size();
+      }
+    }
+    return w;
+  }
+
+ private:
+  const Source* src_;
+  std::size_t pos_;
+  int line_;
+};
+
+// VAR=value as the first words of a command.
+bool is_assignment(std::string_view w);
+
+enum class OnLexError { fail, fail_if_sglang, ignore };
+
+// Variables the surrounding file sets for its scripts (a container's env, SkyPilot envs, a
+// Dockerfile's ENV and ARG): defaults the environment may override, so their words are values.
+using Environment = std::vector<std::pair<std::string, std::string>>;
+
+struct Context {
+  const Source* source = nullptr;  // where ArgWord::raw points, for nested scripts
+  const Environment* env = nullptr;
+};
+
+// read_shell.cpp
+// One argv (after tokenising): a launch command, a shell running a script, or neither.
+void extract(const std::vector<ArgWord>& argv, const Context& ctx, int depth, Sink& sink);
+// A script given as one word (sh -c "...", a YAML string).
+void scan_script(const ArgWord& script, const Context& ctx, int depth, OnLexError on_error, Sink& sink);
+void scan_shell(const Source& src, int depth, OnLexError on_error, Sink& sink, const Environment* env = nullptr);
+// ${X:-default} / ${X-default} words resolved to their defaults (shape value), as compose does.
+std::vector<ArgWord> resolve_defaults(const std::vector<ArgWord>& argv);
+
+// read_dockerfile.cpp
+void scan_dockerfile(std::string_view text, int first_line, Sink& sink);
+
+// read_yaml.cpp
+bool yaml_looks_like_compose(std::string_view text);
+void scan_yaml(std::string_view text, int first_line, InputFormat format, bool report, Sink& sink);
+
+// read_markdown.cpp
+void scan_markdown(std::string_view text, Sink& sink);
+// A code block of a document in language `lang`: its lines (indentation removed), the file line of
+// the first, and each line's column in the file.
+void scan_code_block(const std::string& lang, const std::vector<std::string_view>& block, int first_line,
+                     const std::vector<std::size_t>& columns, Sink& sink);
+
+// read_docs.cpp: reStructuredText and AsciiDoc code blocks.
+void scan_rst(std::string_view text, Sink& sink);
+void scan_asciidoc(std::string_view text, Sink& sink);
+
+// read_python.cpp: argv lists and command strings in Python launchers.
+void scan_python(std::string_view text, Sink& sink);
+
+// read_yaml.cpp: Helm templates, `{{ ... }}` made opaque values, then read as Kubernetes YAML.
+void scan_helm(std::string_view text, Sink& sink);
+
+// launch_context.cpp: the model hints of the commands found.
+void add_command_context(const std::vector<LaunchCommand>& commands, const std::vector<Launcher>& launchers,
+                         FileContext& context);
+
+}  // namespace attnsel::launch_detail

@@ -1,0 +1,77 @@
+#include "check/launcher_match.hpp"
+
+#include <cctype>
+
+namespace attnsel::launch_detail {
+namespace {
+
+// python, python3, python3.12
+bool is_python(std::string_view base) {
+  if (!starts_with(base, "python")) return false;
+  for (char c : base.substr(6)) {
+    if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.')) return false;
+  }
+  return true;
+}
+
+bool is_shell(std::string_view base) {
+  return base == "sh" || base == "bash" || base == "dash" || base == "zsh" || base == "ash" ||
+         base == "ksh";
+}
+
+}  // namespace
+
+// The launcher of an engine profile that argv[k] starts, if any.
+std::optional<LauncherMatch> match_launcher(const std::vector<ArgWord>& argv, std::size_t k,
+                                            const std::vector<Launcher>& launchers) {
+  const std::string_view word = argv[k].text;
+  const std::string_view base = basename(word);
+  const std::size_t n = argv.size();
+  for (const Launcher& l : launchers) {
+    if (l.program.empty() || base != l.program || k + l.subcommand.size() >= n) continue;
+    bool same = true;
+    for (std::size_t s = 0; same && s < l.subcommand.size(); ++s) same = argv[k + 1 + s].text == l.subcommand[s];
+    if (!same) continue;
+    std::string name(base);
+    for (const std::string& s : l.subcommand) name += " " + s;
+    return LauncherMatch{&l, std::move(name), k + 1 + l.subcommand.size()};
+  }
+  // An interpreter named by a variable ($PYTHON -m module) counts too.
+  if (!is_python(base) && !starts_with(word, "$")) return std::nullopt;
+  std::size_t j = k + 1;
+  while (j < n && starts_with(argv[j].text, "-") && !starts_with(argv[j].text, "-m")) {
+    const std::string& opt = argv[j].text;
+    if (opt == "-c" || opt == "-") return std::nullopt;  // python -c CODE, or a script on stdin
+    if (opt == "-X" || opt == "-W") ++j;                 // these take a value
+    ++j;
+  }
+  if (j >= n) return std::nullopt;
+  std::string module;
+  std::size_t next = j + 1;
+  if (argv[j].text == "-m") {
+    if (j + 1 >= n) return std::nullopt;
+    module = argv[j + 1].text;
+    next = j + 2;
+  } else if (starts_with(argv[j].text, "-m")) {
+    module = argv[j].text.substr(2);
+  } else {
+    return std::nullopt;
+  }
+  for (const Launcher& l : launchers)
+    if (!l.module.empty() && l.module == module) return LauncherMatch{&l, std::string(base) + " -m " + module, next};
+  return std::nullopt;
+}
+
+std::optional<std::size_t> match_shell_script(const std::vector<ArgWord>& argv, std::size_t k) {
+  if (!is_shell(basename(argv[k].text))) return std::nullopt;
+  for (std::size_t j = k + 1; j < argv.size(); ++j) {
+    const std::string& t = argv[j].text;
+    if (!starts_with(t, "-") || t == "-" || t == "--") return std::nullopt;  // a script file we cannot see
+    if (starts_with(t, "--")) continue;                                     // --login, --norc
+    if (t.find('c') != npos) return j + 1 < argv.size() ? std::optional<std::size_t>(j + 1) : std::nullopt;
+    if (t == "-o") ++j;
+  }
+  return std::nullopt;
+}
+
+}  // namespace attnsel::launch_detail

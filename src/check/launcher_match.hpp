@@ -1,0 +1,27 @@
+// Which launcher of an engine profile an argv starts, and where a shell's -c script is.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attnsel/profile.hpp"
+#include "check/launch_internal.hpp"
+
+namespace attnsel::launch_detail {
+
+struct LauncherMatch {
+  const Launcher* launcher = nullptr;
+  std::string name;  // as written: "python3 -m <module>", "<program> <subcommand>"
+  std::size_t args_begin = 0;
+};
+
+// The launcher of an engine profile that argv[k] starts, if any.
+std::optional<LauncherMatch> match_launcher(const std::vector<ArgWord>& argv, std::size_t k,
+                                            const std::vector<Launcher>& launchers);
+
+// `bash -c SCRIPT`, `sh -lc SCRIPT`, `bash -o pipefail -c SCRIPT`: the index of SCRIPT.
+std::optional<std::size_t> match_shell_script(const std::vector<ArgWord>& argv, std::size_t k);
+
+}  // namespace attnsel::launch_detail

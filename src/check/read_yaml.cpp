@@ -1,0 +1,298 @@
+// docker compose and Kubernetes YAML: container commands and args, scripts kept in strings.
+#include "check/launch_internal.hpp"
+#include "check/shell_lexer.hpp"
+
+#if defined(ATTNSEL_WITH_YAML) && ATTNSEL_WITH_YAML
+#include <yaml-cpp/yaml.h>
+#define ATTNSEL_LAUNCH_YAML 1
+#else
+#define ATTNSEL_LAUNCH_YAML 0
+#endif
+
+namespace attnsel {
+namespace launch_detail {
+
+bool yaml_looks_like_compose(std::string_view text) {
+  for (const PhysicalLine& l : split_lines(text)) {
+    if (starts_with(l.text, "apiVersion:") || starts_with(l.text, "kind:")) return false;
+    if (starts_with(l.text, "services:")) return true;
+  }
+  return false;
+}
+
+namespace {
+
+#if ATTNSEL_LAUNCH_YAML
+class YamlScanner {
+ public:
+  YamlScanner(std::string_view text, int first_line, bool compose, Sink& sink)
+      : file_(source_of(text, first_line)), first_line_(first_line), compose_(compose), sink_(sink) {}
+
+  // Reports invalid YAML to the sink when `report` is set.
+  void run(bool report) {
+    // One document at a time: yaml-cpp 0.7's LoadAll loops forever on some invalid input (","),
+    // jbeder/yaml-cpp#1040, fixed upstream by #1319 (2024, after 0.8.0); Load is not affected.
+    const std::vector<PhysicalLine> lines = split_lines(file_.text);
+    std::size_t doc_begin = 0;
+    for (std::size_t k = 0; k <= lines.size(); ++k) {
+      const bool marker = k < lines.size() && starts_with(lines[k].text, "---") &&
+                          (lines[k].text.size() == 3 || is_blank(lines[k].text[3]));
+      if (k < lines.size() && !marker) continue;
+      const std::size_t doc_end = k < lines.size() ? lines[k].offset : file_.text.size();
+      load(doc_begin, doc_end, report);  // a bad document is one finding; the next ones are still read
+      doc_begin = doc_end;
+    }
+  }
+
+ private:
+  bool load(std::size_t begin, std::size_t end, bool report) {
+    const std::string_view doc = std::string_view(file_.text).substr(begin, end - begin);
+    bool content = false;  // a part with only comments and directives is not a document
+    for (const PhysicalLine& l : split_lines(doc)) {
+      const std::string_view t = ltrim(l.text);
+      content = content || !(t.empty() || t.front() == '#' || t.front() == '%' || starts_with(t, "---"));
+    }
+    if (!content) return true;
+    doc_pos_ = begin;
+    doc_line_ = file_.lines.line_at(begin) - first_line_;
+    try {
+      walk(YAML::Load(std::string(doc)), 0);
+    } catch (const YAML::Exception& e) {
+      if (!report) return true;
+      if (e.mark.is_null()) {
+        sink_.fail("invalid YAML: " + e.msg, 0);
+      } else {
+        sink_.fail("invalid YAML: " + e.msg, first_line_ + doc_line_ + e.mark.line,
+                   static_cast<std::size_t>(e.mark.column) + 1);
+      }
+      return false;
+    }
+    return true;
+  }
+
+  int line_of(const YAML::Node& node) const {
+    const YAML::Mark m = node.Mark();
+    return m.is_null() ? first_line_ + doc_line_ : first_line_ + doc_line_ + m.line;
+  }
+  std::size_t pos_of(const YAML::Node& node) const {
+    const YAML::Mark m = node.Mark();
+    return m.is_null() || m.pos < 0 ? doc_pos_ : doc_pos_ + static_cast<std::size_t>(m.pos);
+  }
+
+  // A list of arguments, or a string split the way compose splits it (shell-like, no shell).
+  std::vector<ArgWord> words_of(const YAML::Node& node) {
+    std::vector<ArgWord> argv;
+    if (!node.IsDefined() || node.IsNull()) return argv;
+    if (node.IsSequence()) {
+      for (const YAML::Node& item : node) {
+        // $(VAR) (Kubernetes), ${VAR} (compose), a Helm value: filled in before the program runs.
+        const WordShape shape = item.Scalar().find('$') != npos ? WordShape::value : WordShape::literal;
+        if (item.IsScalar()) argv.push_back(ArgWord{item.Scalar(), line_of(item), pos_of(item), placeholder_shape(item.Scalar(), shape)});
+      }
+    } else if (node.IsScalar()) {
+      const Lexed lexed = lex_shell(node.Scalar());
+      if (!lexed.error.empty()) {
+        if (sink_.mentions_launcher(node.Scalar())) sink_.fail(lexed.error + " in a YAML command string", line_of(node));
+        return argv;
+      }
+      Locator locate(&file_, pos_of(node), line_of(node));
+      for (const SimpleCommand& command : lexed.commands) {
+        for (const Word& w : command) {
+          ArgWord a = locate.next(w.text);
+          a.shape = placeholder_shape(w.text, w.shape);
+          argv.push_back(std::move(a));
+        }
+      }
+    }
+    return argv;
+  }
+
+  // env: [{name, value}] (Kubernetes), env: ["K=V"] / environment: {K: V} (dstack, compose),
+  // envs: {K: V} (SkyPilot): the values this map's scripts see.
+  void collect_env(const YAML::Node& map) {
+    for (const char* key : {"env", "envs", "environment"}) {
+      const YAML::Node e = map[key];
+      if (!e.IsDefined()) continue;
+      if (e.IsMap()) {
+        for (const auto& kv : e)
+          if (kv.first.IsScalar() && kv.second.IsScalar()) add_env(kv.first.Scalar(), kv.second.Scalar());
+      } else if (e.IsSequence()) {
+        for (const YAML::Node& item : e) {
+          if (item.IsScalar()) {
+            const std::string& t = item.Scalar();
+            const std::size_t eq = t.find('=');
+            if (eq != npos) add_env(t.substr(0, eq), t.substr(eq + 1));
+          } else if (item.IsMap() && item["name"].IsDefined() && item["name"].IsScalar() && item["value"].IsDefined() &&
+                     item["value"].IsScalar()) {
+            add_env(item["name"].Scalar(), item["value"].Scalar());
+          }
+        }
+      }
+    }
+  }
+
+  void add_env(const std::string& name, const std::string& value) {
+    if (env_.size() < 4096 && value.find('$') == npos) env_.emplace_back(name, value);
+  }
+
+  Context context() const { return Context{&file_, env_.empty() ? nullptr : &env_}; }
+
+  void walk(const YAML::Node& node, int depth) {
+    if (depth > kMaxYamlDepth) return;
+    const std::size_t env_mark = env_.size();
+    if (node.IsMap()) collect_env(node);
+    walk_node(node, depth);
+    env_.resize(env_mark);  // a map's env reaches its own subtree only
+  }
+
+  void walk_node(const YAML::Node& node, int depth) {
+    if (node.IsMap()) {
+      // compose: entrypoint + command; Kubernetes containers: command + args.
+      const char* program_key = compose_ ? "entrypoint" : "command";
+      const char* args_key = compose_ ? "command" : "args";
+      std::vector<ArgWord> argv = words_of(node[program_key]);
+      std::vector<ArgWord> rest = words_of(node[args_key]);
+      const bool has_program = !argv.empty();
+      argv.insert(argv.end(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
+      const std::size_t before = sink_.found.size();
+      if (!argv.empty()) extract(resolve_defaults(argv), context(), 0, sink_);
+      if (!has_program && sink_.found.size() == before) flag_list(node[args_key], node);
+      for (const auto& kv : node) {
+        if (kv.first.IsScalar() && (kv.first.Scalar() == program_key || kv.first.Scalar() == args_key)) continue;
+        if (kv.first.IsScalar() && is_flag_list_key(kv.first.Scalar()) && flag_list(kv.second, node)) continue;
+        walk(kv.second, depth + 1);
+      }
+    } else if (node.IsSequence()) {
+      for (const YAML::Node& item : node) walk(item, depth + 1);
+    } else if (node.IsScalar() && sink_.mentions_launcher(node.Scalar())) {
+      // Scripts kept in YAML (a ConfigMap's start.sh, a CI step's `run: |`): best effort.
+      scan_script(ArgWord{node.Scalar(), line_of(node), pos_of(node)}, context(), 1, OnLexError::ignore,
+                  sink_);
+    }
+  }
+
+  static bool is_flag_list_key(const std::string& key) {
+    return key == "extraArgs" || key == "extra_args" || key == "extraArguments" || key == "serverArgs" ||
+           key == "server_args" || key == "engineArgs" || key == "launchArgs";
+  }
+
+  // A list of --flags (container args without a command, Helm values extraArgs) in a document
+  // that names an engine's image or launcher: that engine's flags. True when read.
+  // `owner` is the map holding the list: its own `image`, when it has one, decides the engine.
+  bool flag_list(const YAML::Node& node, const YAML::Node& owner) {
+    if (!node.IsDefined() || !node.IsSequence() || node.size() == 0 || !node[0].IsScalar() ||
+        !starts_with(node[0].Scalar(), "--"))
+      return false;
+    const YAML::Node image = owner["image"];
+    std::string named;  // the image's repository, "" when the map names none
+    if (image.IsDefined() && image.IsScalar()) named = image.Scalar();
+    if (image.IsDefined() && image.IsMap() && image["repository"].IsDefined() && image["repository"].IsScalar())
+      named = image["repository"].Scalar();
+    const Launcher* engine = image.IsDefined() ? engine_of_text(named + "\n")
+                                               : engine_of_text(std::string_view(file_.text).substr(doc_pos_));
+    if (!engine) return false;
+    std::vector<ArgWord> argv = resolve_defaults(words_of(node));
+    LaunchCommand cmd;
+    cmd.file = sink_.file;
+    cmd.line = argv.empty() ? line_of(node) : argv.front().line;
+    cmd.launcher = "flags";
+    cmd.engine = engine->engine;
+    cmd.grammar = engine->grammar;
+    bool shaped = false;
+    for (const ArgWord& w : argv) {
+      cmd.args.push_back(w.text);
+      cmd.arg_lines.push_back(w.line);
+      cmd.arg_shapes.push_back(w.shape);
+      shaped = shaped || w.shape != WordShape::literal;
+    }
+    if (!shaped) cmd.arg_shapes.clear();
+    sink_.found.push_back(std::move(cmd));
+    return true;
+  }
+
+  // The first launcher whose engine the document names: an image ".../ENGINE:tag" or the launcher.
+  const Launcher* engine_of_text(std::string_view doc) const {
+    for (const Launcher& l : *sink_.launchers) {
+      if (!l.module.empty() && doc.find(l.module) != npos) return &l;
+      const std::string repo = "/" + l.engine;
+      for (std::size_t at = doc.find(repo); at != npos; at = doc.find(repo, at + 1)) {
+        const std::size_t end = at + repo.size();
+        if (end >= doc.size() || doc[end] == ':' || doc[end] == '"' || doc[end] == '\'' || doc[end] == '\n' ||
+            doc[end] == ' ' || doc[end] == '@')
+          return &l;
+      }
+    }
+    return nullptr;
+  }
+
+  Source file_;
+  int first_line_;
+  bool compose_;
+  Sink& sink_;
+  std::size_t doc_pos_ = 0;  // where the document being walked starts in file_
+  std::vector<std::pair<std::string, std::string>> env_;  // the env of the maps being walked
+  int doc_line_ = 0;         // and its line, relative to first_line_
+};
+#endif
+
+}  // namespace
+
+void scan_yaml(std::string_view text, int first_line, InputFormat format, bool report, Sink& sink) {
+#if ATTNSEL_LAUNCH_YAML
+  const bool compose = format == InputFormat::compose ||
+                       (format != InputFormat::kubernetes && yaml_looks_like_compose(text));
+  YamlScanner(text, first_line, compose, sink).run(report);
+#else
+  (void)text;
+  (void)first_line;
+  (void)format;
+  if (report && !sink.fatal) {
+    sink.fatal = Error{ErrorCode::invalid_argument,
+                       "this build of attnsel has no YAML support (it was built without yaml-cpp); "
+                       "compose and Kubernetes files cannot be checked",
+                       sink.file, {}, {}};
+  }
+#endif
+}
+
+// {{ ... }} made YAML-safe and opaque: a line that is only a template action is blanked, an
+// inline one becomes ${...} (an unknown value to the shell reader). Lines stay where they were.
+std::string helm_as_yaml(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const PhysicalLine& l : split_lines(text)) {
+    const std::string_view t = trim(l.text);
+    if (starts_with(t, "{{") && ends_with(t, "}}") && t.find("}}") == t.size() - 2) {
+      out += "\n";
+      continue;
+    }
+    std::string_view rest = l.text;
+    while (!rest.empty()) {
+      const std::size_t open = rest.find("{{");
+      const std::size_t close = open == npos ? npos : rest.find("}}", open + 2);
+      if (close == npos) {
+        out.append(rest);
+        break;
+      }
+      out.append(rest.substr(0, open));
+      out += "${";
+      for (char c : trim(rest.substr(open + 2, close - open - 2))) {
+        out += std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_' ? c : '_';
+      }
+      out += "}";
+      rest = rest.substr(close + 2);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+void scan_helm(std::string_view text, Sink& sink) {
+  scan_yaml(helm_as_yaml(text), 1, InputFormat::kubernetes, /*report=*/true, sink);
+}
+
+}  // namespace launch_detail
+
+bool yaml_input_supported() { return ATTNSEL_LAUNCH_YAML != 0; }
+
+}  // namespace attnsel

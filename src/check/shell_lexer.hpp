@@ -1,0 +1,40 @@
+// A POSIX-shell-style tokeniser for launch scripts: words with quotes removed, split into simple
+// commands, heredoc bodies remembered. It expands nothing.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attnsel/launch.hpp"
+
+namespace attnsel::launch_detail {
+
+struct Word {
+  std::string text;       // quotes removed, escapes resolved, $VAR and $(...) kept literally
+  std::size_t begin = 0;  // where the word starts in the tokenised text
+  WordShape shape = WordShape::literal;  // what the shell makes of its expansions
+  bool array = false;                    // NAME=( ... ) or NAME+=( ... ): text is "NAME=" / "NAME+="
+  std::vector<Word> elements;            // the array's words
+};
+using SimpleCommand = std::vector<Word>;
+
+struct Span {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+
+struct Lexed {
+  std::vector<SimpleCommand> commands;  // split at newlines, ; & && || | ( )
+  std::vector<Span> heredocs;           // bodies of <<EOF ... EOF, to be searched in turn
+  std::string error;                    // "" when the text tokenised
+  std::size_t error_at = 0;
+};
+
+Lexed lex_shell(std::string_view text);
+
+// The wider of two shapes: words > value > literal.
+inline WordShape widen(WordShape a, WordShape b) { return a > b ? a : b; }
+
+}  // namespace attnsel::launch_detail
