@@ -19,6 +19,8 @@
 #include "attnsel/backend_config.hpp"
 #include "attnsel/catalog.hpp"
 #include "attnsel/launch.hpp"
+#include "attnsel/launch_args.hpp"
+#include "attnsel/profile.hpp"
 #include "attnsel/matrix.hpp"
 #include "attnsel/render.hpp"
 #include "attnsel/selection.hpp"
@@ -79,6 +81,14 @@ inline int matrix_loader(const std::uint8_t* data, std::size_t size) {
 
 // ---- the launch-command parser ----
 
+// A command's arguments read with its engine's launch grammar (the default engine's for bare flags).
+inline ParsedArgs parse_args_of(const LaunchCommand& c) {
+  auto profile = builtin_profile(c.engine.empty() ? "sglang" : c.engine);
+  if (!profile) return {};
+  const Grammar* g = (*profile)->grammar(c.grammar.empty() ? "server" : c.grammar);
+  return g ? parse_launch_args(c, *g) : ParsedArgs{};
+}
+
 // The first byte picks the format and the file name; the rest is the file's text.
 inline int launch_commands(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
@@ -110,8 +120,8 @@ inline int launch_commands(const std::uint8_t* data, std::size_t size) {
   }
   for (const LaunchCommand& c : *commands) {
     fuzz_check(c.arg_lines.empty() || c.arg_lines.size() == c.args.size(), "arg_lines not parallel to args");
-    LaunchFlags f = parse_launch_flags(c);
-    fuzz_check(f.problems.size() == f.problem_lines.size(), "problem_lines not parallel to problems");
+    const ParsedArgs parsed = parse_args_of(c);
+    for (const ParsedArgs::Given& g : parsed.given) fuzz_check(g.flag != nullptr, "a given flag without its grammar entry");
   }
   // The same bytes as an argv: words split at NUL or newline.
   std::vector<std::string> argv(1);
@@ -120,7 +130,7 @@ inline int launch_commands(const std::uint8_t* data, std::size_t size) {
     else argv.back() += ch;
   }
   auto cmd = launch_command_from_argv(argv);
-  if (cmd) (void)parse_launch_flags(*cmd);
+  if (cmd) (void)parse_args_of(*cmd);
   else check_error(cmd.error());
   return 0;
 }

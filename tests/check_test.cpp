@@ -713,7 +713,10 @@ TEST(CheckFiles, Markdown) {
                 "README.md:27 sm86 error args.choice --attention-backend",
                 "README.md:27 sm90 error args.choice --attention-backend",
                 "README.md:27 sm100 error args.choice --attention-backend",
-                "README.md:32 sm100 error cell.compute-capability --attention-backend",  // the ```python block
+                // The ```python block's command names no model either.
+                "README.md:32 sm86 error args.required --model-path",
+                "README.md:32 sm90 error args.required --model-path",
+                "README.md:32 sm100 error args.required --model-path",
                 // The Dockerfile's CMD names no model: SGLang requires --model-path.
                 "README.md:44 sm86 error args.required --model-path",
                 "README.md:44 sm90 error args.required --model-path",
@@ -967,7 +970,7 @@ TEST_F(CheckCli, BadUsageAndUnreadableInputExitTwo) {
   EXPECT_TRUE(contains(r.err, "does not start a known serving engine"));
   r = run("check --gpu sm90 does-not-exist.sh launch.sh");
   EXPECT_EQ(r.code, 2);  // the other file is still checked and shown
-  EXPECT_TRUE(contains(r.err, "does-not-exist.sh: cannot read the file"));
+  EXPECT_TRUE(contains(r.err, "does-not-exist.sh: cannot open: No such file or directory"));
   EXPECT_TRUE(contains(r.out, "launch.sh:15"));
   const std::string broken = file("broken.sh", "python3 -m sglang.launch_server --model-path 'x\n");
   // A block that does not tokenise is one finding (a warning), not an unreadable file.

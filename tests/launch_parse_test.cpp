@@ -1,6 +1,7 @@
 // Finding SGLang launch commands in argv, shell scripts, Dockerfiles, compose and Kubernetes YAML
 // and Markdown, and reading their attention flags.
 #include "attnsel/launch.hpp"
+#include "attnsel/launch_args.hpp"
 
 #include <gtest/gtest.h>
 
@@ -207,6 +208,15 @@ TEST(FindLaunchCommands, Markdown) {
       "README.md", text);
 }
 
+// The arguments as SGLang's launch grammar (data/engines/sglang) reads them.
+ParsedArgs args_of(const LaunchCommand& cmd) {
+  static const auto profile = *builtin_profile("sglang");
+  ParseOptions o;
+  o.engine_title = profile->title;
+  o.positional_model = cmd.launcher.size() >= 12 && cmd.launcher.compare(cmd.launcher.size() - 12, 12, "sglang serve") == 0;
+  return parse_launch_args(cmd, *profile->grammar(cmd.grammar.empty() ? "server" : cmd.grammar), o);
+}
+
 // ---- every sglang.launch_server example of seed 001, each with the GPU it is meant for ----
 
 struct SeedExample {
@@ -215,20 +225,21 @@ struct SeedExample {
   std::string flags;  // the attention flags parse_launch_flags reads, summarised
 };
 
-std::string summary(const LaunchFlags& f) {
+std::string summary(const ParsedArgs& f) {
   std::string out;
-  auto add = [&](const char* key, const std::optional<LaunchFlags::Value>& v) {
+  auto add = [&](const char* key, const char* field) {
+    const ArgValue* v = f.value(field);
     if (!v) return;
     if (!out.empty()) out += ' ';
     out += std::string(key) + "=" + v->text;
   };
-  add("model", f.model);
-  add("tp", f.tp);
-  add("attn", f.attention_backend);
-  add("prefill", f.prefill_attention_backend);
-  add("decode", f.decode_attention_backend);
-  add("kv", f.kv_cache_dtype);
-  add("page", f.page_size);
+  add("model", "model");
+  add("tp", "tp");
+  add("attn", "attention.all");
+  add("prefill", "attention.prefill");
+  add("decode", "attention.decode");
+  add("kv", "kv_cache_dtype");
+  add("page", "page_size");
   return out;
 }
 
@@ -323,9 +334,9 @@ TEST(FindLaunchCommands, EverySeed001Example) {
       EXPECT_EQ(source[line - 1].rfind(found[i].args[a].rfind("--", 0) == 0 ? found[i].args[a] : "--", 0), 0u)
           << found[i].args[a] << " not on line " << line;
     }
-    const LaunchFlags flags = parse_launch_flags(found[i]);
+    const ParsedArgs flags = args_of(found[i]);
     EXPECT_EQ(summary(flags), want[i].flags);
-    EXPECT_TRUE(flags.problems.empty());
+    for (const ArgFinding& f : flags.findings) EXPECT_EQ(f.rule, "args.prefix") << f.message;  // the docs' --tp
   }
 }
 
@@ -361,7 +372,7 @@ TEST(ShellTokenising, VariablesAndSubstitutionsStayLiteral) {
   EXPECT_EQ(found[0].args, (Args{"--model-path", "${MODEL_DIR}/$NAME", "--revision",
                                  "$(git -C \"/x y\" rev-parse HEAD)", "--z", "`date +%s`", "--attention-backend",
                                  "$BACKEND"}));
-  EXPECT_EQ(parse_launch_flags(found[0]).attention_backend->text, "$BACKEND");
+  EXPECT_EQ(found[0].shape(7), WordShape::value);  // "$BACKEND": one word the shell fills in
 }
 
 TEST(ShellTokenising, RedirectionsAreNotArguments) {
@@ -464,7 +475,7 @@ TEST(Robustness, OneMegabyteLine) {
   while (many.size() < (std::size_t{1} << 20)) many += " --tp 8";
   found = find_ok(many + " --attention-backend fa3\"\n", "run.sh");
   ASSERT_EQ(found.size(), 1u);
-  EXPECT_EQ(parse_launch_flags(found[0]).attention_backend->text, "fa3");
+  EXPECT_EQ(found[0].args.back(), "fa3");
 
   std::string nested;
   while (nested.size() < (std::size_t{1} << 20)) nested += "$(\"";
@@ -494,7 +505,7 @@ TEST(Robustness, RandomInputNeverCrashes) {
       if (!found.ok()) continue;
       for (const LaunchCommand& cmd : found.value()) {
         EXPECT_EQ(cmd.args.size(), cmd.arg_lines.size());
-        (void)parse_launch_flags(cmd);
+        (void)args_of(cmd);
       }
     }
     (void)launch_command_from_argv({text});
@@ -584,126 +595,122 @@ TEST(LaunchCommandFromArgv, NotSglangIsAnError) {
             ErrorCode::parse_error);
 }
 
-// ---- reading the flags ----
+// ---- reading the flags with SGLang's launch grammar (data/engines/sglang) ----
 
-LaunchFlags flags_of(const Args& argv) { return parse_launch_flags(from_argv(argv)); }
+ParsedArgs args_of(const Args& argv) { return args_of(from_argv(argv)); }
 
-TEST(ParseLaunchFlags, EveryAttentionFlagInBothForms) {
-  const LaunchFlags f = flags_of({"--model-path=org/m",
-                                  "--attention-backend",
-                                  "fa3",
-                                  "--prefill-attention-backend=fa4",
-                                  "--decode-attention-backend",
-                                  "trtllm_mha",
-                                  "--page-size=64",
-                                  "--kv-cache-dtype",
-                                  "fp8_e4m3",
-                                  "--speculative-algorithm=EAGLE",
-                                  "--speculative-eagle-topk",
-                                  "4",
-                                  "--speculative-attention-mode",
-                                  "decode",
-                                  "--linear-attn-backend",
-                                  "triton",
-                                  "--linear-attn-prefill-backend=cutedsl",
-                                  "--linear-attn-decode-backend",
-                                  "flashinfer",
-                                  "--nsa-prefill-backend",
-                                  "flashmla_sparse",
-                                  "--dsa-decode-backend=flashmla_kv",
-                                  "--mm-attention-backend",
-                                  "fa3",
-                                  "--tp-size",
-                                  "8",
-                                  "--attention-backend-config",
-                                  "sla_topk=0.25",
-                                  "--model-kind",
-                                  "mla",
-                                  "--enable-deterministic-inference",
-                                  "--disable-radix-cache"});
-  EXPECT_TRUE(f.problems.empty());
-  EXPECT_TRUE(f.ignored.empty());
-  EXPECT_EQ(f.model->text, "org/m");
-  EXPECT_EQ(f.model->flag, "--model-path");
-  EXPECT_EQ(f.attention_backend->text, "fa3");
-  EXPECT_EQ(f.prefill_attention_backend->text, "fa4");
-  EXPECT_EQ(f.decode_attention_backend->text, "trtllm_mha");
-  EXPECT_EQ(f.page_size->text, "64");
-  EXPECT_EQ(f.page_size->flag, "--page-size");
-  EXPECT_EQ(f.kv_cache_dtype->text, "fp8_e4m3");
-  EXPECT_EQ(f.speculative_algorithm->text, "EAGLE");
-  EXPECT_EQ(f.speculative_eagle_topk->text, "4");
-  EXPECT_EQ(f.speculative_attention_mode->text, "decode");
-  EXPECT_EQ(f.linear_attn_backend->text, "triton");
-  EXPECT_EQ(f.linear_attn_prefill_backend->text, "cutedsl");
-  EXPECT_EQ(f.linear_attn_decode_backend->text, "flashinfer");
-  EXPECT_EQ(f.nsa_prefill_backend->text, "flashmla_sparse");
-  EXPECT_EQ(f.nsa_prefill_backend->flag, "--nsa-prefill-backend");
-  EXPECT_EQ(f.nsa_decode_backend->text, "flashmla_kv");
-  EXPECT_EQ(f.nsa_decode_backend->flag, "--dsa-decode-backend");
-  EXPECT_EQ(f.mm_attention_backend->text, "fa3");
-  EXPECT_EQ(f.tp->text, "8");
-  EXPECT_EQ(f.attention_backend_config->text, "sla_topk=0.25");
-  EXPECT_EQ(f.model_kind->text, "mla");
-  EXPECT_TRUE(f.enable_deterministic_inference);
-  EXPECT_TRUE(f.disable_radix_cache);
+std::vector<std::string> finding_rules(const ParsedArgs& p) {
+  std::vector<std::string> out;
+  for (const auto& f : p.findings) out.push_back(f.rule + " " + f.flag);
+  return out;
 }
 
-TEST(ParseLaunchFlags, SpellingsOfModelAndTp) {
-  EXPECT_EQ(flags_of({"--model", "a", "--tp", "2"}).tp->flag, "--tp");
-  EXPECT_EQ(flags_of({"--tensor-parallel-size", "4"}).tp->text, "4");
-  EXPECT_EQ(flags_of({"--model", "a"}).model->flag, "--model");
-  const LaunchFlags serve = flags_of({"sglang", "serve", "org/m", "--model-type", "diffusion"});
-  EXPECT_EQ(serve.model->text, "org/m");
-  EXPECT_EQ(serve.model->flag, "");
-  EXPECT_EQ(serve.model_type->text, "diffusion");
-  EXPECT_TRUE(serve.problems.empty());
-  EXPECT_EQ(flags_of({"--attention-backend", "fa3", "--attention-backend=triton"}).attention_backend->text,
+TEST(ParseLaunchArgs, EveryAttentionFlagInBothForms) {
+  const ParsedArgs f = args_of({"--model-path=org/m",
+                                "--attention-backend",
+                                "fa3",
+                                "--prefill-attention-backend=fa4",
+                                "--decode-attention-backend",
+                                "trtllm_mha",
+                                "--page-size=64",
+                                "--kv-cache-dtype",
+                                "fp8_e4m3",
+                                "--speculative-algorithm=EAGLE",
+                                "--speculative-eagle-topk",
+                                "4",
+                                "--speculative-attention-mode",
+                                "decode",
+                                "--linear-attn-backend",
+                                "triton",
+                                "--linear-attn-prefill-backend=cutedsl",
+                                "--linear-attn-decode-backend",
+                                "flashinfer",
+                                "--nsa-prefill-backend",
+                                "flashmla_sparse",
+                                "--dsa-decode-backend=flashmla_kv",
+                                "--mm-attention-backend",
+                                "fa3",
+                                "--tp-size",
+                                "8",
+                                "--enable-deterministic-inference",
+                                "--disable-radix-cache"});
+  EXPECT_EQ(finding_rules(f), (Args{"args.deprecated --nsa-prefill-backend"}));
+  EXPECT_EQ(f.value("model")->text, "org/m");
+  EXPECT_EQ(f.value("model")->flag, "--model-path");
+  EXPECT_EQ(f.value("attention.all")->text, "fa3");
+  EXPECT_EQ(f.value("attention.prefill")->text, "fa4");
+  EXPECT_EQ(f.value("attention.decode")->text, "trtllm_mha");
+  EXPECT_EQ(f.value("page_size")->text, "64");
+  EXPECT_EQ(f.value("page_size")->flag, "--page-size");
+  EXPECT_EQ(f.value("kv_cache_dtype")->text, "fp8_e4m3");
+  EXPECT_EQ(f.value("speculative.algorithm")->text, "EAGLE");
+  EXPECT_EQ(f.value("speculative.topk")->text, "4");
+  EXPECT_EQ(f.value("speculative.attention_mode")->text, "decode");
+  EXPECT_EQ(f.value("linear.all")->text, "triton");
+  EXPECT_EQ(f.value("linear.prefill")->text, "cutedsl");
+  EXPECT_EQ(f.value("linear.decode")->text, "flashinfer");
+  EXPECT_EQ(f.value("sparse.prefill")->text, "flashmla_sparse");
+  EXPECT_EQ(f.value("sparse.prefill")->flag, "--nsa-prefill-backend");
+  EXPECT_EQ(f.value("sparse.decode")->text, "flashmla_kv");
+  EXPECT_EQ(f.value("sparse.decode")->flag, "--dsa-decode-backend");
+  EXPECT_EQ(f.value("mm_attention_backend")->text, "fa3");
+  EXPECT_EQ(f.value("tp")->text, "8");
+  EXPECT_NE(f.flag("deterministic"), nullptr);
+  EXPECT_NE(f.flag("disable_radix_cache"), nullptr);
+}
+
+TEST(ParseLaunchArgs, SpellingsOfModelAndTp) {
+  const ParsedArgs tp = args_of({"--model", "a", "--tp", "2"});
+  EXPECT_EQ(tp.value("tp")->flag, "--tp");  // argparse's unique prefix of --tp-size, noted
+  EXPECT_EQ(finding_rules(tp), (Args{"args.prefix --tp"}));
+  EXPECT_EQ(args_of({"--model", "a", "--tensor-parallel-size", "4"}).value("tp")->text, "4");
+  EXPECT_EQ(args_of({"--model", "a"}).value("model")->flag, "--model");
+  const ParsedArgs serve = args_of({"sglang", "serve", "org/m", "--trust-remote-code"});
+  EXPECT_EQ(serve.value("model")->text, "org/m");
+  EXPECT_EQ(serve.value("model")->flag, "");
+  EXPECT_TRUE(serve.findings.empty());
+  EXPECT_EQ(args_of({"--model", "a", "--attention-backend", "fa3", "--attention-backend=triton"})
+                .value("attention.all")
+                ->text,
             "triton");  // argparse: the last one wins
 }
 
-TEST(ParseLaunchFlags, UnknownFlagsArePassedOverWithTheirValues) {
-  const LaunchFlags f = flags_of({"--cuda-graph-bs", "1", "2", "4", "--attention-backend", "fa3",
-                                  "--chunked-prefill-size", "-1", "--page-size", "16", "--trust-remote-code",
-                                  "--mem-fraction-static=0.8", "--enable-dp-attention", "--dp", "2"});
-  EXPECT_TRUE(f.problems.empty());
-  EXPECT_EQ(f.attention_backend->text, "fa3");
-  EXPECT_EQ(f.page_size->text, "16");
-  EXPECT_EQ(f.ignored, (Args{"--cuda-graph-bs", "--chunked-prefill-size", "--trust-remote-code",
-                             "--mem-fraction-static", "--enable-dp-attention", "--dp"}));
+TEST(ParseLaunchArgs, EveryOtherFlagIsParsedWithItsValues) {
+  const ParsedArgs f = args_of({"--model", "a", "--cuda-graph-bs", "1", "2", "4", "--attention-backend", "fa3",
+                                "--chunked-prefill-size", "-1", "--page-size", "16", "--trust-remote-code",
+                                "--mem-fraction-static=0.8", "--enable-dp-attention", "--dp-size", "2"});
+  // --cuda-graph-bs still works in SGLang main, with a deprecation warning.
+  EXPECT_EQ(finding_rules(f), (Args{"args.deprecated --cuda-graph-bs"}));
+  EXPECT_EQ(f.value("attention.all")->text, "fa3");
+  EXPECT_EQ(f.value("page_size")->text, "16");
+  EXPECT_EQ(f.unbound(), (Args{"--cuda-graph-bs", "--chunked-prefill-size", "--trust-remote-code",
+                               "--mem-fraction-static", "--enable-dp-attention", "--dp-size"}));
 }
 
-TEST(ParseLaunchFlags, WhatSglangWouldRejectIsAProblem) {
-  LaunchFlags f = flags_of({"--model-path", "m", "--page-size", "--tp", "8", "--attention-backend"});
-  ASSERT_EQ(f.problems.size(), 2u);
-  EXPECT_EQ(f.problems[0].where, "--page-size");
-  EXPECT_EQ(f.problems[0].message, "--page-size needs a value");
-  EXPECT_EQ(f.problems[1].where, "--attention-backend");
-  EXPECT_FALSE(f.page_size);
-  EXPECT_EQ(f.tp->text, "8");
+TEST(ParseLaunchArgs, WhatSglangWouldRejectIsAnError) {
+  ParsedArgs f = args_of({"--model-path", "m", "--page-size", "--tp-size", "8", "--attention-backend"});
+  EXPECT_EQ(finding_rules(f), (Args{"args.missing-value --page-size", "args.missing-value --attention-backend"}));
+  EXPECT_EQ(f.findings[0].message, "SGLang would exit: argument --page-size: expected one argument");
+  EXPECT_EQ(f.value("page_size"), nullptr);
+  EXPECT_EQ(f.value("tp")->text, "8");
 
-  f = flags_of({"--disable-radix-cache=true", "--trust-remote-code=1"});
-  ASSERT_EQ(f.problems.size(), 2u);
-  EXPECT_EQ(f.problems[0].where, "--disable-radix-cache");
-  EXPECT_FALSE(f.disable_radix_cache);
+  f = args_of({"--model", "m", "--disable-radix-cache=true", "--trust-remote-code=1"});
+  EXPECT_EQ(finding_rules(f), (Args{"args.explicit-value --disable-radix-cache", "args.explicit-value --trust-remote-code"}));
+  EXPECT_EQ(f.flag("disable_radix_cache"), nullptr);
 
-  f = flags_of({"--attention_backend", "fa3", "--page_size=16", "--disable_radix_cache"});
-  ASSERT_EQ(f.problems.size(), 3u);
-  EXPECT_EQ(f.problems[0].code, ErrorCode::unknown_name);
-  EXPECT_EQ(f.problems[0].where, "--attention_backend");
-  EXPECT_EQ(f.problems[0].suggestion, "--attention-backend");
-  EXPECT_EQ(f.problems[1].suggestion, "--page-size");
-  EXPECT_EQ(f.problems[2].suggestion, "--disable-radix-cache");
-  EXPECT_FALSE(f.attention_backend);
+  f = args_of({"--model", "m", "--attention_backend", "fa3", "--page_size=16", "--disable_radix_cache"});
+  ASSERT_EQ(finding_rules(f),
+            (Args{"args.unknown --attention_backend", "args.unknown --page_size", "args.unknown --disable_radix_cache"}));
+  EXPECT_EQ(f.findings[0].suggestion, "--attention-backend");
+  EXPECT_EQ(f.findings[1].suggestion, "--page-size");
+  EXPECT_EQ(f.findings[2].suggestion, "--disable-radix-cache");
+  EXPECT_EQ(f.value("attention.all"), nullptr);
 
-  f = flags_of({"python3", "-m", "sglang.launch_server", "org/m", "--tp", "2", "--model-kind", "mla"});
-  ASSERT_EQ(f.problems.size(), 2u);
-  EXPECT_EQ(f.problems[0].where, "org/m");
-  EXPECT_EQ(f.problems[1].where, "--model-kind");
-  EXPECT_EQ(f.model_kind->text, "mla");
+  f = args_of({"python3", "-m", "sglang.launch_server", "org/m", "--tp-size", "2"});
+  EXPECT_EQ(finding_rules(f), (Args{"args.positional org/m", "args.required --model-path"}));
 }
 
-TEST(ParseLaunchFlags, ValuesAndProblemsCarryTheirLines) {
+TEST(ParseLaunchArgs, ValuesAndFindingsCarryTheirLines) {
   const auto found = find_ok(
       "python3 -m sglang.launch_server \\\n"
       "  --model-path m \\\n"
@@ -711,11 +718,11 @@ TEST(ParseLaunchFlags, ValuesAndProblemsCarryTheirLines) {
       "  --page-size\n",
       "run.sh");
   ASSERT_EQ(found.size(), 1u);
-  const LaunchFlags f = parse_launch_flags(found[0]);
-  EXPECT_EQ(f.model->line, 2);
-  EXPECT_EQ(f.attention_backend->line, 3);
-  ASSERT_EQ(f.problems.size(), 1u);
-  EXPECT_EQ(f.problem_lines, (Lines{4}));
+  const ParsedArgs f = args_of(found[0]);
+  EXPECT_EQ(f.value("model")->line, 2);
+  EXPECT_EQ(f.value("attention.all")->line, 3);
+  ASSERT_EQ(f.findings.size(), 1u);
+  EXPECT_EQ(f.findings[0].line, 4);
 }
 
 }  // namespace

@@ -42,35 +42,7 @@ struct LaunchCommand {
   WordShape shape(std::size_t k) const { return k < arg_shapes.size() ? arg_shapes[k] : WordShape::literal; }
 };
 
-// The attention-relevant flags of one command, as written; validating them is the engine's work.
-struct LaunchFlags {
-  struct Value {
-    std::string text;  // the value as written ("fa3", "64", "$MODEL")
-    std::string flag;  // the spelling used ("--model", "--nsa-prefill-backend"); "" for `sglang serve MODEL`
-    int line = 0;      // line of the flag (0 for the command-line form)
-  };
-  std::optional<Value> model;  // --model-path / --model, or the positional MODEL of `sglang serve`
-  std::optional<Value> attention_backend, prefill_attention_backend, decode_attention_backend,
-      page_size, kv_cache_dtype, speculative_algorithm, speculative_eagle_topk,
-      speculative_attention_mode, linear_attn_backend, linear_attn_prefill_backend,
-      linear_attn_decode_backend,
-      nsa_prefill_backend,  // --dsa-prefill-backend, or its deprecated alias --nsa-prefill-backend
-      nsa_decode_backend,   // --dsa-decode-backend / --nsa-decode-backend
-      mm_attention_backend,
-      tp,                        // --tp-size, --tensor-parallel-size, or the abbreviation --tp
-      attention_backend_config,  // diffusion: --attention-backend-config
-      model_kind,                // attnsel's own --model-kind mha|mla|gdn|dsa (bare-flags form)
-      model_type;                // `sglang serve --model-type llm|diffusion|...`
-  bool enable_deterministic_inference = false, disable_radix_cache = false;
-  std::vector<std::string> ignored;  // other flags, passed over knowingly (spelling as written)
-  // What SGLang itself would reject while parsing: a flag that needs a value and has none, a
-  // value given to a boolean flag, "--page_size" (argparse accepts dashes only), a stray
-  // positional argument. `where` is the flag or argument as written.
-  std::vector<Error> problems;
-  std::vector<int> problem_lines;  // the source line of each problem, parallel to `problems`
-};
-
-ATTNSEL_API LaunchFlags parse_launch_flags(const LaunchCommand& cmd);
+// Reading the arguments the way the engine does is launch_args.hpp's parse_launch_args().
 
 // One command given as argv (`attnsel check -- python3 -m sglang.launch_server ...`): a launcher
 // with its arguments, bare flags (`-- --attention-backend fa3 ...`), or the whole command as one

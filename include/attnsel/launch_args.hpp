@@ -25,7 +25,9 @@ struct ArgValue {
   int line = 0;       // of the flag (0 for the command-line form); in `origin` when that is set
   WordShape shape = WordShape::literal;
   std::string origin;  // "" for the command itself; the config file it came from otherwise
-  bool known() const { return shape == WordShape::literal; }
+  // Literal, or the default a shell variable falls back to ("${BACKEND:-fa3}" reads fa3): judged
+  // as written, though the environment may override it. Placeholders and $VARs are unknown.
+  ATTNSEL_API bool known() const;
 };
 
 // Something the parse found. Errors are what the engine's parser would exit on.

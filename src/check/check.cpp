@@ -63,7 +63,12 @@ std::string join(const Range& names, std::string_view sep = ", ") {
 
 // A finding sits on its flag's line when it has one, else on the command's.
 void place(CheckDiagnostic& d, const Value* where, int command_line) {
-  if (where) {
+  if (where && !where->origin.empty()) {
+    // Set in a file the command names (--config): the finding stays on the command, naming that file's line.
+    d.flag = fmt::format("{} (in {}:{})", where->flag, where->origin, where->line);
+    d.value = where->text;
+    d.line = command_line;
+  } else if (where) {
     d.flag = where->flag;
     d.value = where->text;
     d.line = where->line;
@@ -181,7 +186,6 @@ class Preparation {
       std::string message = f.message;
       if (f.rule == "args.choice") message += another_slot(f);
       if (!f.suggestion.empty() && f.severity == Severity::error) message += fmt::format(" (did you mean {}?)", f.suggestion);
-      if (!f.origin.empty()) message += fmt::format(" [in {}:{}]", f.origin, f.line);
       add(f.rule, f.severity, message,
           fmt::format("{} parses its flags with argparse: {}", profile_.title, args_.grammar->source), &where);
       if (f.severity == Severity::error) rejected_.emplace_back(f.flag, f.line);

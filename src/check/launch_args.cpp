@@ -475,6 +475,14 @@ std::vector<std::string> ParsedArgs::unbound() const {
   return out;
 }
 
+bool ArgValue::known() const {
+  if (shape == WordShape::literal) return true;
+  // A variable's default as the reader resolved it (one plain word), quoted or not.
+  return text.find_first_of("$`<>") == std::string::npos && text.find("{{") == std::string::npos &&
+         text.find("...") == std::string::npos && !text.empty() &&
+         (shape == WordShape::value || text.find_first_of(" \t") == std::string::npos);
+}
+
 ParsedArgs parse_launch_args(const LaunchCommand& command, const Grammar& grammar, const ParseOptions& options) {
   return Parser(command, grammar, options).run();
 }

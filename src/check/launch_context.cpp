@@ -4,6 +4,7 @@
 // instance types are generic; engine names come from the profiles' launchers.
 #include <set>
 
+#include "attnsel/launch_args.hpp"
 #include "check/launch_internal.hpp"
 
 namespace attnsel {
@@ -214,17 +215,27 @@ void add_command_context(const std::vector<LaunchCommand>& commands, const std::
                          FileContext& context) {
   (void)launchers;
   for (const LaunchCommand& cmd : commands) {
-    const LaunchFlags flags = parse_launch_flags(cmd);
-    if (!flags.model) continue;
-    const std::string& text = flags.model->text;
-    if (text.empty() || text.find('$') != npos || text.find('{') != npos || text.find('<') != npos) continue;
-    std::string_view name = text;
-    while (!name.empty() && name.back() == '/') name.remove_suffix(1);
-    // A local path names the model by its last component; an org/name id stays whole.
-    const bool path = starts_with(name, "/") || starts_with(name, "./") || starts_with(name, "~");
-    const std::string value(path ? basename(name) : name);
-    context.models.push_back(
-        ContextHint{value, flags.model->flag.empty() ? "positional model" : flags.model->flag, text, "", flags.model->line});
+    // The arguments as the command's engine reads them: its model flag, or the positional MODEL.
+    auto profile = builtin_profile(cmd.engine.empty() ? "sglang" : cmd.engine);
+    const Grammar* grammar = profile ? (*profile)->grammar(cmd.grammar.empty() ? "server" : cmd.grammar) : nullptr;
+    if (!grammar) continue;
+    ParseOptions options;
+    for (const Launcher& l : (*profile)->launchers)
+      if (l.grammar == cmd.grammar && cmd.launcher.size() >= l.label.size() &&
+          cmd.launcher.compare(cmd.launcher.size() - l.label.size(), l.label.size(), l.label) == 0)
+        options.positional_model = l.positional_model;
+    const ParsedArgs args = parse_launch_args(cmd, *grammar, options);
+    for (const char* field : {"model", "served_model_name"}) {
+      const ArgValue* model = args.value(field);
+      if (!model || !model->known()) continue;
+      std::string_view name = model->text;
+      while (!name.empty() && name.back() == '/') name.remove_suffix(1);
+      // A local path names the model by its last component; an org/name id stays whole.
+      const bool path = starts_with(name, "/") || starts_with(name, "./") || starts_with(name, "~");
+      const std::string value(path ? basename(name) : name);
+      context.models.push_back(
+          ContextHint{value, model->flag.empty() ? "positional model" : model->flag, model->text, cmd.engine, model->line});
+    }
   }
 }
 

@@ -25,6 +25,7 @@
 #include <fmt/format.h>
 
 #include "attnsel/check.hpp"
+#include "attnsel/input.hpp"
 #include "attnsel/launch.hpp"
 #include "attnsel/matrix.hpp"
 #include "cli.hpp"
@@ -44,54 +45,49 @@ struct Input {
   std::string text;
 };
 
-constexpr std::size_t kMaxInputBytes = std::size_t{64} << 20;
 
 // The one place files and stdin are read (to be replaced by the shared bounded reader): regular
 // files only, at most 64 MiB, never blocking on a FIFO, errno text in the message.
+// Reads the files commands name (--config FILE, a backend config file), relative to the file that
+// holds the command, and only inside the checked tree: a scanned script must not make attnsel
+// read /etc/shadow or a FIFO elsewhere on the host.
+ConfigFileReader tree_reader(const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> roots;
+  std::error_code ec;
+  for (const std::string& in : inputs) {
+    fs::path root = in == "-" ? fs::current_path(ec) : fs::path(in);
+    if (in != "-" && !fs::is_directory(root, ec)) root = root.parent_path();
+    if (root.empty()) root = fs::current_path(ec);
+    roots.push_back(fs::weakly_canonical(root, ec));
+  }
+  if (inputs.empty()) roots.push_back(fs::current_path(ec));
+  return [roots](const std::string& path, const LaunchCommand& cmd) -> Result<std::string> {
+    std::error_code err;
+    fs::path p(path);
+    if (p.is_relative()) {
+      const fs::path base = cmd.file.empty() || !fs::exists(cmd.file, err) ? fs::current_path(err) : fs::path(cmd.file).parent_path();
+      p = base / p;
+    }
+    const fs::path canonical = fs::weakly_canonical(p, err);
+    const bool inside = std::any_of(roots.begin(), roots.end(), [&](const fs::path& root) {
+      const fs::path rel = canonical.lexically_relative(root);
+      return !rel.empty() && *rel.begin() != "..";
+    });
+    if (!inside)
+      return Error{ErrorCode::invalid_argument,
+                   fmt::format("{} is outside the checked files' directories; attnsel reads only files inside them", path),
+                   path, {}, {}};
+    return read_input_file(canonical.string());
+  };
+}
+
+// Every input through the library's bounded reader (64 MiB, regular files only, errno in the message).
 std::optional<std::string> read_bounded(const std::string& path, std::string& problem) {
-  const bool stdin_input = path == "-";
-  const int fd = stdin_input ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    problem = fmt::format("{}: cannot read the file ({})", path, std::strerror(errno));
-    return std::nullopt;
-  }
-  struct FdCloser {
-    int fd;
-    bool owned;
-    ~FdCloser() {
-      if (owned) ::close(fd);
-    }
-  } closer{fd, !stdin_input};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    problem = fmt::format("{}: cannot read the file ({})", path, std::strerror(errno));
-    return std::nullopt;
-  }
-  if (!stdin_input && !S_ISREG(st.st_mode)) {
-    problem = fmt::format("{}: not a regular file", path);
-    return std::nullopt;
-  }
-  if (!stdin_input) {
-    const int flags = ::fcntl(fd, F_GETFL);
-    if (flags >= 0) (void)::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-  }
-  std::string text;
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      problem = fmt::format("{}: read error ({})", path, std::strerror(errno));
-      return std::nullopt;
-    }
-    if (n == 0) break;
-    if (text.size() + static_cast<std::size_t>(n) > kMaxInputBytes) {
-      problem = fmt::format("{}: larger than 64 MiB, not read", path);
-      return std::nullopt;
-    }
-    text.append(buf, static_cast<std::size_t>(n));
-  }
-  return text;
+  Result<std::string> text = path == "-" ? read_input_fd(STDIN_FILENO, "<stdin>") : read_input_file(path);
+  if (text) return std::move(*text);
+  problem = text.error().describe();
+  return std::nullopt;
 }
 
 // Folders a walk passes over: version control, dependencies, vendored and built code.
@@ -246,35 +242,51 @@ int run_check(const CheckArgs& a, bool after_separator) {
     }
   }
 
-  // The GPU: --gpu / ATTNSEL_GPU, else what the files say.
+  // The GPU: --gpu / ATTNSEL_GPU for every command, else each file's own (node selectors, instance
+  // types, dstack, SkyPilot): a file is checked for the GPUs it names, never another file's.
+  auto file_gpus = [&](const ScannedFile& f) {
+    std::string list;
+    for (const ContextHint& h : f.scan.context.gpus)
+      if (("," + list + ",").find("," + h.value + ",") == std::string::npos) list += (list.empty() ? "" : ",") + h.value;
+    return list;
+  };
+  std::vector<const ScannedFile*> no_gpu;
   if (!gpu) {
-    std::vector<std::string> gpus;
     for (const ScannedFile& f : scanned) {
-      for (const ContextHint& h : f.scan.context.gpus) {
-        if (std::find(gpus.begin(), gpus.end(), h.value) == gpus.end()) {
-          gpus.push_back(h.value);
-          if (a.format == "text") std::cerr << "attnsel: GPU " << h.value << " from " << hint_where(f.name, h) << "\n";
-        }
-      }
-    }
-    if (!gpus.empty()) {
-      std::string list;
-      for (const std::string& g : gpus) list += (list.empty() ? "" : ",") + g;
-      gpu = list;
+      if (f.scan.commands.empty()) continue;
+      if (file_gpus(f).empty()) no_gpu.push_back(&f);
+      else if (a.format == "text")
+        for (const ContextHint& h : f.scan.context.gpus)
+          std::cerr << "attnsel: GPU " << h.value << " from " << hint_where(f.name, h) << "\n";
     }
   }
-  if (!gpu)
+  const std::size_t with_commands = static_cast<std::size_t>(
+      std::count_if(scanned.begin(), scanned.end(), [](const ScannedFile& f) { return !f.scan.commands.empty(); }));
+  if (!gpu && (after_separator || (with_commands > 0 && no_gpu.size() == with_commands)))
     throw Failure{kUsage, "check needs the target GPUs: --gpu sm90 (or a list: --gpu sm90,sm100; npu, xpu, cpu for "
                           "other platforms); it never probes, a CI runner has no GPU, and the checked files name "
                           "none (no node selector, instance type, dstack gpu or SkyPilot accelerators)"};
+  for (const ScannedFile* f : no_gpu) {
+    std::cerr << fmt::format("attnsel: {}: names no GPU; its {} command{} not checked: pass --gpu\n", f->name,
+                             f->scan.commands.size(), f->scan.commands.size() == 1 ? " was" : "s were");
+    input_failed = true;
+  }
 
   auto default_matrix = release ? std::shared_ptr<const Matrix>() : load_matrix_or_fail(a.matrix);
   const std::string engine = default_matrix ? default_matrix->info().engine : std::string();
   auto catalog = catalog_or_fail();
-  auto targets = resolve_check_targets(*catalog, *gpu, a.cuda);
-  if (!targets) throw Failure{kUsage, targets.error().describe()};
+  std::map<std::string, std::vector<CheckTarget>> targets_by_list;
+  auto targets_for = [&](const std::string& list) -> const std::vector<CheckTarget>& {
+    auto it = targets_by_list.find(list);
+    if (it != targets_by_list.end()) return it->second;
+    auto t = resolve_check_targets(*catalog, list, a.cuda);
+    if (!t) throw Failure{kUsage, t.error().describe()};
+    return targets_by_list[list] = std::move(*t);
+  };
+  if (gpu) targets_for(*gpu);  // a bad --gpu is a usage error before anything is checked
   CheckOptions options;
   options.strict = a.strict;
+  options.read_config = tree_reader(after_separator ? std::vector<std::string>{} : a.inputs);
   // `sglang generate` and `--model-type diffusion` commands: the diffusion profile (--matrix
   // replaces only the LLM one).
   if (auto diffusion = builtin_matrix("sglang-diffusion", std::nullopt)) options.diffusion_matrix = *diffusion;
@@ -331,15 +343,18 @@ int run_check(const CheckArgs& a, bool after_separator) {
 
   std::vector<CommandCheck> checks;
   std::vector<Error> skipped;
-  auto check_all = [&](const std::vector<LaunchCommand>& commands, const std::shared_ptr<const Matrix>& matrix) {
+  auto check_all = [&](const std::vector<LaunchCommand>& commands, const std::shared_ptr<const Matrix>& matrix,
+                       const std::string& gpus) {
+    const std::vector<CheckTarget>& targets = targets_for(gpus);
     for (const LaunchCommand& cmd : commands) {
-      auto results = check_command(matrix, *catalog, cmd, *targets, options);
+      auto results = check_command(matrix, *catalog, cmd, targets, options);
       checks.insert(checks.end(), std::make_move_iterator(results.begin()), std::make_move_iterator(results.end()));
     }
   };
-  if (after_separator) check_all(argv_commands, matrix_for(nullptr));
+  if (after_separator) check_all(argv_commands, matrix_for(nullptr), *gpu);
   for (const ScannedFile& f : scanned) {
-    if (!f.scan.commands.empty()) check_all(f.scan.commands, matrix_for(&f));
+    const std::string gpus = gpu ? *gpu : file_gpus(f);
+    if (!f.scan.commands.empty() && !gpus.empty()) check_all(f.scan.commands, matrix_for(&f), gpus);
     skipped.insert(skipped.end(), f.scan.skipped.begin(), f.scan.skipped.end());
   }
 
