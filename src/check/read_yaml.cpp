@@ -1,6 +1,7 @@
 // docker compose and Kubernetes YAML: container commands and args, scripts kept in strings.
 #include "check/launch_internal.hpp"
 #include "check/shell_lexer.hpp"
+#include "core/yaml_load.hpp"
 
 #if defined(ATTNSEL_WITH_YAML) && ATTNSEL_WITH_YAML
 #include <yaml-cpp/yaml.h>
@@ -55,6 +56,12 @@ class YamlScanner {
     if (!content) return true;
     doc_pos_ = begin;
     doc_line_ = file_.lines.line_at(begin) - first_line_;
+    // Aliases, budgets and duplicate keys first: a 40-byte alias loop must not run forever.
+    if (auto problem = detail::find_yaml_problem(doc)) {
+      if (report) sink_.fail("invalid YAML: " + problem->message, first_line_ + doc_line_ + std::max(problem->line, 1) - 1,
+                             static_cast<std::size_t>(problem->column));
+      return !report;
+    }
     try {
       walk(YAML::Load(std::string(doc)), 0);
     } catch (const YAML::Exception& e) {

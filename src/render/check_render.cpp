@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnsel/check.hpp"
+#include "core/json_text.hpp"
 #include "render/text_util.hpp"
 
 namespace attnsel {
@@ -247,7 +248,7 @@ std::string render_check_text(const std::vector<CommandCheck>& checks, const Ren
   }
   out += fmt::format("\n{} command{} checked for {}: {} failing, {} with warnings, {} clean\n", commands,
                      commands == 1 ? "" : "s", fmt::join(gpus, ", "), failing, warned, clean);
-  return out;
+  return detail::terminal_safe(out, o.color);  // scanned files may hold ESC and BEL
 }
 
 std::string render_check_json(const std::vector<CommandCheck>& checks, int indent) {
@@ -289,7 +290,7 @@ std::string render_check_json(const std::vector<CommandCheck>& checks, int inden
     j["passed_over"] = c.passed_over;
     arr.push_back(std::move(j));
   }
-  return arr.dump(indent);
+  return detail::json_text(arr, indent);
 }
 
 std::string render_check_github(const std::vector<CommandCheck>& checks) {
