@@ -299,8 +299,8 @@ TEST_F(CApi, JsonIsTheCppRendering) {
 }
 
 TEST_F(CApi, InvalidPlanIsAResultWithReasons) {
-  attnsel_request* r = request_for("sm90", "mla");
-  ASSERT_EQ(attnsel_request_set_backend(r, "attention", ATTNSEL_PHASE_ALL, "cutlass_mla"), ATTNSEL_OK);
+  attnsel_request* r = request_for("sm90", "mla");  // trtllm_mla: Blackwell only (cutlass_mla before SGLang main)
+  ASSERT_EQ(attnsel_request_set_backend(r, "attention", ATTNSEL_PHASE_ALL, "trtllm_mla"), ATTNSEL_OK);
   attnsel_result* result = select(r);
   ASSERT_NE(result, nullptr);
   int ok = 1;

@@ -75,8 +75,10 @@ TEST(Registry, PicksTheNewestGenerationNotNewerThanTheRelease) {
   EXPECT_EQ(file_of("0.5.10"), "built-in:sglang-0.5.10.json");
   EXPECT_EQ(file_of("0.5.11.post2"), "built-in:sglang-0.5.10.json");
   EXPECT_EQ(file_of("0.5.12"), "built-in:sglang.json");
-  EXPECT_EQ(file_of("1.0"), "built-in:sglang.json");
-  EXPECT_EQ((*builtin_matrix("sglang"))->info().origin, "built-in:sglang.json") << "no release: the newest";
+  EXPECT_EQ(file_of("0.5.12.post1"), "built-in:sglang.json");
+  EXPECT_EQ(file_of("0.5.13"), "built-in:sglang-main.json");
+  EXPECT_EQ(file_of("1.0"), "built-in:sglang-main.json");
+  EXPECT_EQ((*builtin_matrix("sglang"))->info().origin, "built-in:sglang-main.json") << "no release: the newest";
 
   auto too_old = builtin_matrix("sglang", parse_release("0.3.6"));
   ASSERT_FALSE(too_old.ok());
@@ -107,6 +109,18 @@ TEST(Diff, NamesWhatChangedBetweenGenerations) {
   const std::string json = render_matrix_diff(*middle, *current, MatrixFormat::json);
   EXPECT_NE(json.find("\"change\": \"removed\""), std::string::npos);
   EXPECT_NE(render_matrix_diff(*current, *current, MatrixFormat::table).find("no differences"), std::string::npos);
+}
+
+// Issue 12: v0.5.12 -> SGLang main reads as release notes (removed names, new names, changed rules).
+TEST(Diff, NamesWhatSglangMainChanged) {
+  auto v0512 = *builtin_matrix("sglang", parse_release("0.5.12"));
+  auto main = *builtin_matrix("sglang");
+  const std::string text = render_matrix_diff(*v0512, *main, MatrixFormat::table);
+  for (const char* line : {"- attention:cutlass_mla", "- attention:dual_chunk_flash_attn", "+ attention:tokenspeed_mla",
+                           "+ attention:cutedsl_mla", "+ attention:hpc_ops", "+ sparse:flashinfer_sparse_mla",
+                           "+ fp4-e2m1-deprecated", "+ gdn-blackwell-full-attention", "- gdn-sm100-full-attention",
+                           "+ auto-llama4", "~ auto-dsa-rocm"})
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
 }
 
 }  // namespace

@@ -282,7 +282,8 @@ TEST(MatrixEnumNames, FeatureAndTopkSupport) {
 // ---- the real matrix ----
 
 TEST(SglangMatrixTest, BuiltinAndFileLoadAndAgree) {
-  auto builtin = builtin_matrix();
+  // data/sglang.json is the v0.5.12 generation; the newest (sglang-main.json) extends it.
+  auto builtin = builtin_matrix_file("sglang.json");
   ASSERT_TRUE(builtin.ok()) << builtin.error().describe();
   auto file = load_matrix_file(kSglang);
   ASSERT_TRUE(file.ok()) << file.error().describe();
@@ -297,7 +298,8 @@ TEST(SglangMatrixTest, BuiltinAndFileLoadAndAgree) {
   for (std::size_t i = 0; i < a.rules().size(); ++i) EXPECT_EQ(a.rules()[i].info.id, b.rules()[i].info.id);
   EXPECT_EQ(a.selection().size(), b.selection().size());
   // Loaded once and shared.
-  EXPECT_EQ(builtin.value().get(), builtin_matrix().value().get());
+  EXPECT_EQ(builtin.value().get(), builtin_matrix_file("sglang.json").value().get());
+  EXPECT_EQ(builtin_matrix().value().get(), builtin_matrix("sglang", parse_release("0.5.13")).value().get());
 }
 
 TEST(SglangMatrixTest, HasTheSlotsAndBackendsSglangHas) {

@@ -88,10 +88,36 @@ TEST(WholeSpace, BuiltinMatrixIsConsistent) {
   ASSERT_NE(gpt_oss, r.dead.end());
   EXPECT_EQ(gpt_oss->outside_space, std::vector<std::string>{"family"});
   // Rules that judge only explicit, non-chosen or hybrid choices fire through the probes.
-  for (const char* id : {"flashmla-fp8-kv", "fa3-fp8-e5m2-to-triton", "fp4-kv-fa4-prefill-needs-other-decode",
-                         "fp4-kv-fa4-trtllm-mha", "auto-hopper-mla", "dsa-kv-auto-blackwell"})
+  for (const char* id : {"flashmla-fp8-kv", "fa3-fp8-e5m2-to-triton", "fp4-e2m1-deprecated", "auto-hopper-mla",
+                         "dsa-kv-auto-blackwell", "trtllm-mha-page-size", "gdn-blackwell-full-attention"})
     EXPECT_TRUE(std::binary_search(r.fired.begin(), r.fired.end(), id)) << id;
   EXPECT_TRUE(r.unreachable_backends.empty());
+}
+
+// Every older SGLang generation (data/matrices.json) is linted too: --sglang-version answers with
+// them, so they must be as consistent as the newest. The newest is the test above.
+TEST(WholeSpace, EveryGenerationIsConsistent) {
+  auto generations = builtin_generations();
+  ASSERT_TRUE(generations.ok()) << generations.error().describe();
+  std::vector<MatrixGeneration> sglang;
+  for (const auto& g : *generations)
+    if (g.engine == "sglang") sglang.push_back(g);
+  ASSERT_GE(sglang.size(), 2u);
+  sglang.pop_back();  // the newest: BuiltinMatrixIsConsistent
+  for (const auto& g : sglang) {
+    auto matrix = builtin_matrix_file(g.file);
+    ASSERT_TRUE(matrix.ok()) << g.file << ": " << matrix.error().describe();
+    LintOptions o;
+    o.explicit_probes = false;  // the sweep and its replays; the probes run on the newest
+    const LintReport r = lint_matrix(*matrix, *catalog(), o);
+    EXPECT_TRUE(r.consistent()) << g.file << ": " << r.inconsistencies() << " inconsistencies:" << problems(r);
+    if (g.file == "sglang.json") {
+      // v0.5.12 keeps the FP4 (fp4_e2m1) plan rules that SGLang main dropped with the dtype.
+      const LintReport full = lint_matrix(*matrix, *catalog());
+      for (const char* id : {"fp4-kv-fa4-prefill-needs-other-decode", "fp4-kv-fa4-trtllm-mha"})
+        EXPECT_TRUE(std::binary_search(full.fired.begin(), full.fired.end(), id)) << id;
+    }
+  }
 }
 
 TEST(WholeSpace, CatchesAPlanThatExplicitValidationRejects) {

@@ -8,7 +8,7 @@ function(attnsel_example_tests target)
   string(REPLACE "." "\\." version "${ATTNSEL_EXPECTED_VERSION}")
   add_test(NAME valid_plan COMMAND ${run} "-DARGS=--gpu;sm90;mla" -DCODE=0
            "-DOUTPUT=attnsel ${version}, matrix .*launch flags: --attention-backend fa3 --page-size 1" ${script})
-  add_test(NAME refuses_invalid_plan COMMAND ${run} "-DARGS=--gpu;sm90;--attention-backend;cutlass_mla;mla" -DCODE=1
+  add_test(NAME refuses_invalid_plan COMMAND ${run} "-DARGS=--gpu;sm90;--attention-backend;trtllm_mla;mla" -DCODE=1
            "-DOUTPUT=refusing to start.*\\[cell\\.compute-capability\\]" ${script})
   add_test(NAME unknown_gpu COMMAND ${run} "-DARGS=--gpu;QX7;mha" -DCODE=2 "-DOUTPUT=unknown GPU .QX7." ${script})
   add_test(NAME unknown_backend COMMAND ${run} "-DARGS=--gpu;sm90;--attention-backend;fa33;mha" -DCODE=2
