@@ -514,6 +514,22 @@ TEST(CheckModel, LocalConfigFilesAndDirectories) {
 }
 
 // The launcher's engine judges it: `sglang generate` is the diffusion profile, built in.
+// Deployment files name models by path and variant; strict CI may refuse a model attnsel cannot resolve.
+TEST(CheckModel, VariantsResolveAndUnknownModelsCanBeErrors) {
+  const CommandCheck fp8 = check_one({"--model-path", "/models/DeepSeek-R1-0528", "--attention-backend", "flashmla"}, "sm90");
+  EXPECT_EQ(fp8.model.kind, AttentionKind::mla);
+  ASSERT_NE(find(fp8, "check.model-variant"), nullptr);
+  EXPECT_EQ(find(fp8, "check.model-assumed"), nullptr);
+
+  CheckOptions strict_model;
+  strict_model.unknown_model_error = true;
+  const auto cmd = launch_command_from_argv({"--model-path", "my-org/private-model", "--attention-backend", "fa3"});
+  ASSERT_TRUE(cmd.ok());
+  const auto results = check_command(matrix(), catalog(), *cmd, targets("sm90"), strict_model);
+  EXPECT_EQ(results[0].verdict(), Verdict::error);
+  EXPECT_EQ(find(results[0], "check.model-assumed")->diagnostic.severity, Severity::error);
+}
+
 TEST(CheckModel, DiffusionIsJudgedWithItsOwnProfile) {
   const CommandCheck c = check_one({"sglang", "generate", "--model-path", "black-forest-labs/FLUX.1-dev",
                                     "--attention-backend", "fa"},

@@ -67,6 +67,8 @@ struct CheckOptions {
   // A draft tree width without a speculative algorithm means the profile's first algorithm
   // (attnsel select's shorthand) rather than no speculative decoding (what the engine does).
   bool topk_implies_speculative = false;
+  // A model attnsel cannot resolve is an error rather than a note (`check --unknown-model error`).
+  bool unknown_model_error = false;
 };
 
 

@@ -13,6 +13,9 @@
 namespace attnsel {
 namespace {
 
+// Where errors point when the caller gives none: the value itself (the engine names the flag).
+constexpr const char* kWhere = "backend config";
+
 using detail::json;
 
 ConfigValue from_json(const json& j) {
@@ -42,7 +45,7 @@ Result<BackendConfig> from_object(const json& j, std::string origin) {
   if (!j.is_object())
     return Error{ErrorCode::invalid_argument,
                  fmt::format("--attention-backend-config: expected an object of parameters, got {}", detail::type_name(j)),
-                 "--attention-backend-config", {}, {}};
+                 kWhere, {}, {}};
   BackendConfig c;
   c.origin = std::move(origin);
   for (auto it = j.begin(); it != j.end(); ++it) c.entries.emplace_back(it.key(), from_json(*it));
@@ -122,9 +125,9 @@ json yaml_to_json(const YAML::Node& n, const std::string& origin) {
 
 Result<BackendConfig> parse_backend_config(std::string_view text) {
   const std::string t = trim(std::string(text));
-  if (t.size() > kMaxBackendConfigBytes) return Error{ErrorCode::invalid_argument, "larger than 1 MiB", "--attention-backend-config", {}, {}};
+  if (t.size() > kMaxBackendConfigBytes) return Error{ErrorCode::invalid_argument, "larger than 1 MiB", kWhere, {}, {}};
   if (!t.empty() && t.front() == '{') {
-    auto j = detail::parse_json(t, "--attention-backend-config");
+    auto j = detail::parse_json(t, kWhere);
     if (!j) return j.error();
     return from_object(*j, "inline JSON");
   }
@@ -140,7 +143,7 @@ Result<BackendConfig> parse_backend_config(std::string_view text) {
                    fmt::format("expected key=value, got '{}' (the forms are: a JSON or YAML file, a JSON object, or "
                                "key=value pairs separated by commas)",
                                detail::shorten(pair, 80)),
-                   "--attention-backend-config", {}, {}};
+                   kWhere, {}, {}};
     const std::string key = trim(pair.substr(0, eq));
     const std::string value = trim(pair.substr(eq + 1));
     // A value that reads as JSON (0.5, true, [1,2]) keeps that type; anything else is a string.
@@ -150,7 +153,7 @@ Result<BackendConfig> parse_backend_config(std::string_view text) {
     v.from_pairs = true;
     if (!seen.insert(key).second)
       return Error{ErrorCode::invalid_argument, fmt::format("parameter '{}' is given twice", detail::shorten(key, 64)),
-                   "--attention-backend-config", {}, {}};
+                   kWhere, {}, {}};
     c.entries.emplace_back(key, std::move(v));
   }
   return c;

@@ -200,6 +200,14 @@ const ModelFamily* Catalog::family_by_model_id(std::string_view id) const {
   for (const auto& f : families_)
     for (const auto& m : f.models)
       if (lower(m) == needle) return &f;
+  // A name without its organisation ("DeepSeek-R1", as a local directory names it) matches "org/DeepSeek-R1".
+  if (needle.find('/') != std::string::npos) return nullptr;
+  for (const auto& f : families_)
+    for (const auto& m : f.models) {
+      const std::string name = lower(m);
+      const std::size_t slash = name.rfind('/');
+      if (slash != std::string::npos && name.compare(slash + 1, std::string::npos, needle) == 0) return &f;
+    }
   return nullptr;
 }
 

@@ -283,6 +283,23 @@ class Preparation {
     }
     const Error& e = traits.error();
     if (e.code == ErrorCode::unknown_name) {
+      // As deployment files write it: a local path, a quantised or dated variant, a cached download.
+      for (const std::string& candidate : model_id_candidates(model->text)) {
+        Result<ModelTraits> t = attnsel::resolve_model(catalog_, candidate);
+        if (!t) {
+          const auto cached = hf_cache_config_path(candidate);
+          if (!cached) continue;
+          t = attnsel::resolve_model(catalog_, *cached);
+          if (!t) continue;
+        }
+        request_.model = *t;
+        request_.model.id = model->text;
+        if (candidate != model->text)
+          add("check.model-variant", Severity::info,
+              fmt::format("checked as {} ({})", candidate, request_.model.origin),
+              "attnsel check: deployment files name models by path, quantisation and date variants", model);
+        return;
+      }
       model_unresolved_ = true;
       return;
     }
@@ -353,7 +370,7 @@ class Preparation {
                             named_by_flag ? std::string("this model") : "'" + model_id_ + "'");
     }
     const Value* where = given("model");
-    add("check.model-assumed", Severity::info,
+    add("check.model-assumed", options_.unknown_model_error ? Severity::error : Severity::info,
         fmt::format("{}; checked as kind {} ({}){}{}", subject, name_of(kind), detail::kind_title(kind),
                     why.empty() ? ", the default" : " " + why,
                     stated ? "" : "; state the kind with attnsel check --model-kind mha|mla|gdn|dsa"),

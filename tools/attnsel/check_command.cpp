@@ -35,6 +35,7 @@ namespace {
 
 struct CheckArgs {
   std::optional<std::string> gpu, cuda, model_kind, matrix, installed, stdin_filename, release;
+  std::string unknown_model = "note";
   std::string format = "text";
   bool strict = false;
   std::vector<std::string> inputs;  // files and directories, or the command after --
@@ -199,9 +200,8 @@ int run_check(const CheckArgs& a, bool after_separator) {
     if (a.inputs.empty()) throw Failure{kUsage, "nothing after --: give the SGLang launch command to check"};
     auto cmd = launch_command_from_argv(a.inputs);
     if (!cmd)
-      throw Failure{kUsage, fmt::format("{}\nThe arguments after -- must be an SGLang launch command "
-                                        "(python3 -m sglang.launch_server ..., sglang serve ...) or its flags; to check "
-                                        "files, name them without --",
+      throw Failure{kUsage, fmt::format("{}\nThe arguments after -- must be a launch command of an engine attnsel "
+                                        "knows, or its flags; to check files, name them without --",
                                         cmd.error().describe())};
     argv_commands.push_back(*cmd);
   } else {
@@ -298,6 +298,7 @@ int run_check(const CheckArgs& a, bool after_separator) {
     }
   }
   if (a.model_kind) options.model_kind = parse_kind(*a.model_kind);
+  options.unknown_model_error = a.unknown_model == "error";
 
   // The matrix for a release: --sglang-version, else the release a file names (built-in matrices only).
   std::map<std::string, std::shared_ptr<const Matrix>> by_release;
@@ -411,6 +412,9 @@ Command add_check_command(CLI::App& app) {
   cmd->add_option("--model-kind", args->model_kind,
                   "the kind of a model attnsel cannot resolve (default: what the backends imply, else mha)")
       ->check(CLI::IsMember({"mha", "mla", "gdn", "dsa"}));
+  cmd->add_option("--unknown-model", args->unknown_model,
+                  "a model attnsel cannot resolve is a note (default) or an error, for strict CI")
+      ->check(CLI::IsMember({"note", "error"}));
   cmd->add_option("--matrix", args->matrix, "matrix JSON file (default: ATTNSEL_MATRIX, else the built-in one)");
   cmd->add_option("--sglang-version", args->release,
                   "the engine release to check against, e.g. 0.5.3 (default: the release the file names in an image "
