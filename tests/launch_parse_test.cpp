@@ -77,8 +77,9 @@ void expect_commands(const std::vector<LaunchCommand>& got, const std::vector<Ex
       ASSERT_TRUE(line >= 1 && static_cast<std::size_t>(line) <= source.size());
       // A value the file assigned ($MODEL) is reported on the line that uses it.
       const std::string& written = source[static_cast<std::size_t>(line) - 1];
-      if (written.find('$') == std::string::npos)
+      if (written.find('$') == std::string::npos) {
         EXPECT_NE(written.find(got[i].args[a]), std::string::npos) << "'" << got[i].args[a] << "' is not on line " << line;
+      }
     }
   }
 }
