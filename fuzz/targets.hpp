@@ -85,7 +85,7 @@ inline int matrix_loader(const std::uint8_t* data, std::size_t size) {
 inline ParsedArgs parse_args_of(const LaunchCommand& c) {
   auto profile = builtin_profile(c.engine.empty() ? "sglang" : c.engine);
   if (!profile) return {};
-  const Grammar* g = (*profile)->grammar(c.grammar.empty() ? "server" : c.grammar);
+  const Grammar* g = (*profile)->grammar(c.grammar);
   return g ? parse_launch_args(c, *g) : ParsedArgs{};
 }
 

@@ -214,8 +214,8 @@ ParsedArgs args_of(const LaunchCommand& cmd) {
   static const auto profile = *builtin_profile("sglang");
   ParseOptions o;
   o.engine_title = profile->title;
-  o.positional_model = cmd.launcher.size() >= 12 && cmd.launcher.compare(cmd.launcher.size() - 12, 12, "sglang serve") == 0;
-  return parse_launch_args(cmd, *profile->grammar(cmd.grammar.empty() ? "server" : cmd.grammar), o);
+  o.positional_model = cmd.positional_model;
+  return parse_launch_args(cmd, *profile->grammar(cmd.grammar), o);
 }
 
 // ---- every sglang.launch_server example of seed 001, each with the GPU it is meant for ----

@@ -38,6 +38,7 @@ struct LaunchCommand {
   std::string launcher;
   std::string engine;   // the profile whose launcher matched ("" for bare flags)
   std::string grammar;  // the launcher's grammar in that profile
+  bool positional_model = false;  // the launcher takes MODEL as its first word (`sglang serve MODEL`)
 
   WordShape shape(std::size_t k) const { return k < arg_shapes.size() ? arg_shapes[k] : WordShape::literal; }
 };

@@ -120,7 +120,8 @@ struct EngineProfile {
   };
   std::vector<Handoff> handoffs;
 
-  // The grammar of that name for a release ("" or nullopt: the newest); null when none.
+  // The grammar of that name ("": the first launcher's, for bare flags) for a release ("": the
+  // newest); null when none.
   const Grammar* grammar(std::string_view name, std::string_view release = {}) const;
   const Vocabulary* vocabulary(std::string_view name) const;
 };

@@ -135,14 +135,11 @@ class Preparation {
     ParseOptions po;
     po.engine_title = profile.title;
     po.read_config = options.read_config;
+    po.positional_model = cmd.positional_model;
     if (options.release && !grammar.since.empty()) {
       const auto release = parse_release(*options.release), since = parse_release(grammar.since);
       po.approximate = release && since && *release < *since;
     }
-    for (const Launcher& l : profile.launchers)
-      if (cmd.grammar == l.grammar && cmd.launcher.size() >= l.label.size() &&
-          cmd.launcher.compare(cmd.launcher.size() - l.label.size(), l.label.size(), l.label) == 0)
-        po.positional_model = l.positional_model;
     return parse_launch_args(cmd, grammar, po);
   }
 
@@ -809,8 +806,7 @@ std::vector<CommandCheck> check_command(const std::shared_ptr<const Matrix>& llm
       if (m) matrix = *m;
     }
   }
-  const Grammar* grammar = profile ? profile->grammar(command.grammar.empty() ? std::string("server") : command.grammar,
-                                                      options.release.value_or(""))
+  const Grammar* grammar = profile ? profile->grammar(command.grammar, options.release.value_or(""))
                                    : nullptr;
   std::vector<CommandCheck> out;
   if (!profile || !matrix || !grammar) {

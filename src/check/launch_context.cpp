@@ -217,13 +217,10 @@ void add_command_context(const std::vector<LaunchCommand>& commands, const std::
   for (const LaunchCommand& cmd : commands) {
     // The arguments as the command's engine reads them: its model flag, or the positional MODEL.
     auto profile = builtin_profile(cmd.engine.empty() ? "sglang" : cmd.engine);
-    const Grammar* grammar = profile ? (*profile)->grammar(cmd.grammar.empty() ? "server" : cmd.grammar) : nullptr;
+    const Grammar* grammar = profile ? (*profile)->grammar(cmd.grammar) : nullptr;
     if (!grammar) continue;
     ParseOptions options;
-    for (const Launcher& l : (*profile)->launchers)
-      if (l.grammar == cmd.grammar && cmd.launcher.size() >= l.label.size() &&
-          cmd.launcher.compare(cmd.launcher.size() - l.label.size(), l.label.size(), l.label) == 0)
-        options.positional_model = l.positional_model;
+    options.positional_model = cmd.positional_model;
     const ParsedArgs args = parse_launch_args(cmd, *grammar, options);
     for (const char* field : {"model", "served_model_name"}) {
       const ArgValue* model = args.value(field);

@@ -285,6 +285,7 @@ void extract(const std::vector<ArgWord>& argv, const Context& ctx, int depth, Si
       cmd.launcher = std::move(launcher->name);
       cmd.engine = launcher->launcher->engine;
       cmd.grammar = launcher->launcher->grammar;
+      cmd.positional_model = launcher->launcher->positional_model;
       bool shaped = false;
       for (std::size_t j = launcher->args_begin; j < argv.size(); ++j) {
         cmd.args.push_back(argv[j].text);

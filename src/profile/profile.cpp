@@ -275,14 +275,14 @@ EngineProfile read_profile(const json& j, const std::string& origin, const Profi
         auto parsed = detail::parse_json(*text, fmt::format("{} ({})", file, origin));
         if (!parsed) detail::fail(at, parsed.error().describe());
         try {
-          Grammar g = read_grammar(*parsed, name, since, file);
+          Grammar part = read_grammar(*parsed, name, since, file);
           if (k == 0) {
-            merged = std::move(g);
+            merged = std::move(part);
             continue;
           }
-          merged.source += "; " + g.source;
-          merged.complete = merged.complete && g.complete;
-          for (GrammarFlag& f : g.flags)
+          merged.source += "; " + part.source;
+          merged.complete = merged.complete && part.complete;
+          for (GrammarFlag& f : part.flags)
             if (std::none_of(f.names.begin(), f.names.end(), [&](const std::string& n) { return merged.exact(n) != nullptr; }))
               merged.flags.push_back(std::move(f));
           index_grammar(merged, file);
@@ -347,6 +347,7 @@ std::optional<std::optional<std::string>> Vocabulary::find(std::string_view spel
 }
 
 const Grammar* EngineProfile::grammar(std::string_view name, std::string_view release) const {
+  if (name.empty() && !launchers.empty()) name = launchers.front().grammar;
   // The newest grammar not newer than the release; the oldest for an older release; the newest without one.
   const std::optional<ReleaseVersion> wanted = release.empty() ? std::nullopt : parse_release(release);
   const Grammar *fitting = nullptr, *oldest = nullptr;

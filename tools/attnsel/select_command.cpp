@@ -166,8 +166,7 @@ Request with_engine_flags(Request r, const SelectArgs& a, const std::shared_ptr<
                           const Catalog& catalog, const LaunchCommand& flags) {
   auto profile = builtin_profile(matrix->info().engine);
   if (!profile) throw Failure{kUsage, profile.error().describe()};
-  const Grammar* grammar = (*profile)->grammar("server", a.matrix.release.value_or(""));
-  if (!grammar && !(*profile)->launchers.empty()) grammar = (*profile)->grammar((*profile)->launchers.front().grammar, a.matrix.release.value_or(""));
+  const Grammar* grammar = (*profile)->grammar("", a.matrix.release.value_or(""));
   if (!grammar) throw Failure{kUsage, fmt::format("the {} profile has no launch grammar", (*profile)->engine)};
   CheckOptions options;
   // The user's own command line may name any file (--config, a backend config), read bounded.
@@ -222,7 +221,7 @@ Request build_request(const Catalog& catalog, const std::shared_ptr<const Matrix
   std::optional<std::string> model = a.model;
   if (!model) {
     auto profile = builtin_profile(m.info().engine);
-    const Grammar* g = profile ? (*profile)->grammar("server") : nullptr;
+    const Grammar* g = profile ? (*profile)->grammar("") : nullptr;
     if (g) {
       ParsedArgs parsed = parse_launch_args(flags, *g);
       if (const ArgValue* v = parsed.value("model")) model = v->text;
