@@ -530,6 +530,22 @@ TEST(CheckModel, VariantsResolveAndUnknownModelsCanBeErrors) {
   EXPECT_EQ(find(results[0], "check.model-assumed")->diagnostic.severity, Severity::error);
 }
 
+// `sglang serve --model-type diffusion` hands the command to the diffusion profile; --model-type
+// is the serve front end's own flag, not an unknown one.
+TEST(CheckModel, ServeModelTypeHandsOffToTheDiffusionProfile) {
+  const CommandCheck d = check_one({"sglang", "serve", "black-forest-labs/FLUX.1-dev", "--model-type", "diffusion",
+                                    "--attention-backend", "fa"},
+                                   "sm90");
+  ASSERT_TRUE(d.selection);
+  EXPECT_EQ(d.selection->matrix->info().engine, "sglang-diffusion");
+  EXPECT_EQ(d.verdict(), Verdict::clean);
+  const CommandCheck llm = check_one({"sglang", "serve", "meta-llama/Meta-Llama-3.1-8B-Instruct", "--model-type", "llm"},
+                                     "sm90");
+  EXPECT_EQ(llm.verdict(), Verdict::clean);
+  ASSERT_TRUE(llm.selection);
+  EXPECT_NE(llm.selection->matrix->info().engine, "sglang-diffusion");
+}
+
 TEST(CheckModel, DiffusionIsJudgedWithItsOwnProfile) {
   const CommandCheck c = check_one({"sglang", "generate", "--model-path", "black-forest-labs/FLUX.1-dev",
                                     "--attention-backend", "fa"},

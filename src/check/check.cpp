@@ -806,7 +806,9 @@ std::vector<CommandCheck> check_command(const std::shared_ptr<const Matrix>& llm
       if (m) matrix = *m;
     }
   }
-  const Grammar* grammar = profile ? profile->grammar(command.grammar, options.release.value_or(""))
+  // A handed-off command is read with the other engine's own grammar (its first launcher's).
+  const bool handed_off = profile && !command.engine.empty() && profile->engine != command.engine;
+  const Grammar* grammar = profile ? profile->grammar(handed_off ? std::string() : command.grammar, options.release.value_or(""))
                                    : nullptr;
   std::vector<CommandCheck> out;
   if (!profile || !matrix || !grammar) {
