@@ -153,6 +153,14 @@ TEST(LaunchArgs, ConfigFileMergesBeforeLaterFlags) {
     return Error{ErrorCode::io_error, "No such file or directory", "x", {}, {}};
   };
   EXPECT_EQ(rules(parse({"--weights", "m", "--config", "x.yaml"}, "2.0", {}, unreadable)), Rules{"args.config --config=x.yaml"});
+  // A hostile config file: an alias cycle is refused, never expanded.
+  ParseOptions cycle;
+  cycle.read_config = [](const std::string&, const LaunchCommand&) -> Result<std::string> {
+    return std::string("kernel: &a [*a]\n");
+  };
+  ParsedArgs hostile = parse({"--weights", "m", "--config", "c.yaml"}, "2.0", {}, cycle);
+  EXPECT_EQ(rules(hostile), Rules{"args.config --config=c.yaml"});
+  EXPECT_NE(hostile.findings[0].message.find("cycle"), std::string::npos) << hostile.findings[0].message;
   EXPECT_EQ(rules(parse({"--weights", "m", "--config", "x.json"}, "2.0", {}, o)), Rules{"args.config --config=x.json"});
   EXPECT_EQ(rules(parse({"--weights", "m", "--config", "x.yaml"})), Rules{"args.config --config=x.yaml"});  // not read: a note
   EXPECT_EQ(parse({"--weights", "m", "--config", "x.yaml"}).findings[0].severity, Severity::info);

@@ -13,6 +13,8 @@
 
 #if defined(ATTNSEL_WITH_YAML) && ATTNSEL_WITH_YAML
 #include <yaml-cpp/yaml.h>
+
+#include "core/yaml_load.hpp"
 #define ATTNSEL_ARGS_YAML 1
 #else
 #define ATTNSEL_ARGS_YAML 0
@@ -205,6 +207,13 @@ class Parser {
   bool config_tokens(const std::string& text, const std::string& path, const Token& at, std::vector<Token>& out) {
 #if ATTNSEL_ARGS_YAML
     try {
+      // A scanned repository's config file is hostile input: aliases and size are budgeted first.
+      if (auto problem = detail::find_yaml_problem(text)) {
+        add("args.config", Severity::error,
+            exits(fmt::format("{} {} is not valid YAML (line {}): {}", g_.config_flag, path, problem->line, problem->message)),
+            at, g_.config_flag, path);
+        return false;
+      }
       const YAML::Node root = YAML::Load(text);
       if (root.IsNull()) return true;
       if (!root.IsMap()) {
