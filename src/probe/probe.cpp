@@ -150,8 +150,9 @@ ProbeReport probe_devices(const ProbeOptions& options) {
     run->sysfs_root = options.sysfs_root;
     run->env = read_environment(options);
 
+    std::thread worker;
     try {
-      std::thread([run] { execute(*run); }).detach();
+      worker = std::thread([run] { execute(*run); });
     } catch (const std::system_error&) {
       execute(*run);  // no thread to be had: probe here, without the time bound
     }
@@ -160,6 +161,16 @@ ProbeReport probe_devices(const ProbeOptions& options) {
     const bool finished = run->finished.wait_for(lock, options.timeout, [&run] { return run->done; });
     ProbeReport report;
     report.devices = run->devices;
+    lock.unlock();
+    // A worker that answered is joined, so nothing of it (dlerror's thread-local buffer included)
+    // outlives the call; one stuck in the driver is left behind, holding its own share of `run`.
+    if (worker.joinable()) {
+      if (finished) {
+        worker.join();
+      } else {
+        worker.detach();
+      }
+    }
     report.attempts = run->log.attempts();
     report.warnings = run->log.warnings();
     if (!finished) {
