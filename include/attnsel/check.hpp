@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
@@ -70,9 +71,6 @@ struct CheckOptions {
   // A model attnsel cannot resolve is an error rather than a note (`check --unknown-model error`).
   bool unknown_model_error = false;
 };
-
-
-
 
 enum class Verdict : std::uint8_t { clean, warning, error };
 ATTNSEL_API std::string_view name_of(Verdict v);
@@ -155,5 +153,26 @@ ATTNSEL_API std::string render_skipped_github(const std::vector<Error>& skipped)
 ATTNSEL_API std::string render_check_json(const std::vector<CommandCheck>& checks, const std::vector<Error>& skipped,
                                           const std::vector<std::pair<std::string, FileContext>>& contexts = {},
                                           int indent = 2);
+
+// ---- streaming: what `attnsel check` prints, written as each command is judged ----
+
+enum class CheckFormat { text, json, github };
+
+// Writes check results as they are made, so that memory does not grow with the number of commands
+// checked. The output equals the render_* functions' for the same checks: text blocks then the
+// summary line, one JSON array, workflow commands; skipped blocks come after the commands.
+class ATTNSEL_API CheckWriter {
+ public:
+  virtual ~CheckWriter() = default;
+  // The checks of one command (one per target, as check_command returns them); `context` is what
+  // the command's file says about GPUs, releases and models, or null.
+  virtual void command(const std::vector<CommandCheck>& checks, const FileContext* context) = 0;
+  virtual void skipped(const std::vector<Error>& blocks) = 0;
+  // Closes the output (the JSON array, the text summary) and flushes it.
+  virtual void finish() = 0;
+};
+
+ATTNSEL_API std::unique_ptr<CheckWriter> make_check_writer(CheckFormat format, std::ostream& out,
+                                                           const RenderOptions& o = {}, int indent = 2);
 
 }  // namespace attnsel

@@ -74,7 +74,8 @@ struct ContextHint {
 // What a file itself says about its target: GPUs (Kubernetes node selectors and affinities,
 // cloud instance types, dstack `gpu:`, SkyPilot `accelerators:`), engine releases (image tags
 // of an image named like the engine, `pip install ENGINE==X.Y.Z`) and models (served names and
-// model path basenames of the commands found). In source order, duplicates kept.
+// model path basenames of the commands found). In source order, each value once (its first
+// mention), at most 32 of a kind.
 struct FileContext {
   std::vector<ContextHint> gpus, releases, models;
   bool empty() const { return gpus.empty() && releases.empty() && models.empty(); }

@@ -72,6 +72,18 @@ std::string release_of(std::string_view tag) {
 
 bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-'; }
 
+// A hint is kept once per value, at its first mention, and a file keeps at most kMaxHints of a
+// kind: a script that names one model on 100,000 lines has one model hint, and the hints that
+// every command's JSON repeats stay small.
+constexpr std::size_t kMaxHints = 32;
+
+void add_hint(std::vector<ContextHint>& hints, ContextHint hint) {
+  if (hints.size() >= kMaxHints) return;
+  for (const ContextHint& h : hints)
+    if (h.value == hint.value && h.engine == hint.engine) return;
+  hints.push_back(std::move(hint));
+}
+
 }  // namespace
 
 std::string gpu_from_label(std::string_view label) {
@@ -119,7 +131,7 @@ FileContext find_file_context(std::string_view text, const std::vector<Launcher>
     const std::string_view t = trim(line);
     auto add_gpu = [&](std::string_view value, std::string_view source) {
       const std::string gpu = gpu_from_label(value);
-      if (!gpu.empty()) ctx.gpus.push_back(ContextHint{gpu, std::string(source), std::string(value), "", n});
+      if (!gpu.empty()) add_hint(ctx.gpus, ContextHint{gpu, std::string(source), std::string(value), "", n});
     };
     for (const GpuKey& g : kGpuKeys) {
       const std::size_t at = line.find(g.key);
@@ -166,7 +178,7 @@ FileContext find_file_context(std::string_view text, const std::vector<Launcher>
         const std::string_view tag = line.substr(at + repo.size(), end - at - repo.size());
         const std::string release = release_of(tag);
         if (!release.empty())
-          ctx.releases.push_back(ContextHint{release, "image tag", std::string(line.substr(b, end - b)), e, n});
+          add_hint(ctx.releases, ContextHint{release, "image tag", std::string(line.substr(b, end - b)), e, n});
       }
       // Helm values: `repository: org/ENGINE` with `tag: vX.Y.Z` beside it in the same map.
       if (starts_with(t, "repository:")) {
@@ -182,7 +194,7 @@ FileContext find_file_context(std::string_view text, const std::vector<Launcher>
             while (!tag.empty() && (tag.front() == '"' || tag.front() == '\'')) tag.remove_prefix(1);
             const std::string release = release_of(tag);
             if (!release.empty())
-              ctx.releases.push_back(ContextHint{release, "image repository and tag", std::string(repo_value) + ":" +
+              add_hint(ctx.releases, ContextHint{release, "image repository and tag", std::string(repo_value) + ":" +
                                                      std::string(tag.substr(0, tag.find_first_of("\"' #"))),
                                                  e, static_cast<int>(j) + 1});
             break;
@@ -202,7 +214,7 @@ FileContext find_file_context(std::string_view text, const std::vector<Launcher>
         while (end < line.size() && (word_char(line[end]) || line[end] == '.')) ++end;
         const std::string release = release_of(line.substr(j + 2, end - j - 2));
         if (!release.empty())
-          ctx.releases.push_back(ContextHint{release, "pinned package", std::string(line.substr(at, end - at)), e, n});
+          add_hint(ctx.releases, ContextHint{release, "pinned package", std::string(line.substr(at, end - at)), e, n});
       }
     }
   }
@@ -230,7 +242,7 @@ void add_command_context(const std::vector<LaunchCommand>& commands, const std::
       // A local path names the model by its last component; an org/name id stays whole.
       const bool path = starts_with(name, "/") || starts_with(name, "./") || starts_with(name, "~");
       const std::string value(path ? basename(name) : name);
-      context.models.push_back(
+      add_hint(context.models,
           ContextHint{value, model->flag.empty() ? "positional model" : model->flag, model->text, cmd.engine, model->line});
     }
   }

@@ -2,6 +2,9 @@
 // for annotations on the offending line. The data (CommandCheck) is built first, in check.cpp.
 #include <algorithm>
 #include <map>
+#include <memory>
+#include <ostream>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -184,14 +187,19 @@ std::string github_escape_property(std::string_view s) {
   return out;
 }
 
-std::string render_check_text(const std::vector<CommandCheck>& checks, const RenderOptions& o) {
-  if (checks.empty()) return "no SGLang launch command found\n";
-  Style st{o.color};
-  std::string out;
-  std::vector<std::string> gpus;
-  std::size_t width = 0;
-  for (const CommandCheck& c : checks) width = std::max(width, c.target.label.size());
+namespace {
+
+// What the text summary line counts, over every command written so far.
+struct TextTally {
   std::size_t commands = 0, failing = 0, warned = 0, clean = 0;
+  std::vector<std::string> gpus;
+};
+
+// The text of one command's checks (one per target, all of the same command).
+std::string text_block(const CommandCheck* begin, const CommandCheck* end, const Style& st, TextTally& tally) {
+  std::string out;
+  std::size_t width = 0;
+  for (const CommandCheck* c = begin; c != end; ++c) width = std::max(width, c->target.label.size());
   auto line_of = [&](const LaunchCommand& cmd, const CheckDiagnostic& d, std::string_view indent) {
     const Severity sev = d.diagnostic.severity;
     const std::string mark = sev == Severity::error ? st.red("✗") : sev == Severity::warning ? st.yellow("!") : st.dim("·");
@@ -202,99 +210,112 @@ std::string render_check_text(const std::vector<CommandCheck>& checks, const Ren
   auto same_finding = [](const CheckDiagnostic& a, const CheckDiagnostic& b) {
     return a.diagnostic.rule == b.diagnostic.rule && a.line == b.line && a.diagnostic.message == b.diagnostic.message;
   };
-  auto same_command = [](const LaunchCommand& a, const LaunchCommand& b) {
-    return a.file == b.file && a.line == b.line && a.args == b.args && a.launcher == b.launcher;
+  const LaunchCommand& cmd = begin->command;
+  // What the check found in the command whatever the GPU, once; then each GPU.
+  auto everywhere = [&](const CheckDiagnostic& d) {
+    for (const CommandCheck* c = begin; c != end; ++c)
+      if (std::none_of(c->findings.begin(), c->findings.end(), [&](const CheckDiagnostic& e) { return same_finding(d, e); }))
+        return false;
+    return true;
   };
+  if (++tally.commands > 1) out += "\n";
+  const std::string at = where(cmd, cmd.line);
+  out += st.bold(at.empty() ? "command" : at) + "  " + shortened(command_text(cmd)) + "\n";
+  for (const auto& d : begin->findings)
+    if (everywhere(d)) out += line_of(cmd, d, "  ");
+  for (const CommandCheck* it = begin; it != end; ++it) {
+    const CommandCheck& c = *it;
+    if (std::find(tally.gpus.begin(), tally.gpus.end(), c.target.label) == tally.gpus.end())
+      tally.gpus.push_back(c.target.label);
+    const Verdict v = c.verdict();
+    (v == Verdict::error ? tally.failing : v == Verdict::warning ? tally.warned : tally.clean) += 1;
+    out += fmt::format("  {}{}  {}  {}\n", st.bold(c.target.label), std::string(width - c.target.label.size(), ' '),
+                       verdict_text(v, st), st.dim(device_text(c.target.device)));
+    for (const auto& d : c.findings)
+      if (!everywhere(d)) out += line_of(cmd, d, "    ");
+    for (const auto* list : {&c.errors, &c.warnings, &c.notes})
+      for (const auto& d : *list) out += line_of(cmd, d, "    ");
+    if (v == Verdict::error) {
+      out += fmt::format("    {}\n", st.red("SGLang would not start as written"));
+    } else if (c.selection && c.selection->ok()) {
+      out += fmt::format("    {}  {}\n", st.bold("runs "), plan_text(*c.selection));
+      out += fmt::format("    {}  {}\n", st.bold("flags"), join_words(c.selection->flags()));
+    } else if (!c.selection) {
+      out += fmt::format("    {}\n", st.dim("not planned (see above)"));
+    }
+  }
+  return detail::terminal_safe(out, st.on);  // scanned files may hold ESC and BEL
+}
+
+std::string text_summary(const TextTally& t) {
+  return fmt::format("\n{} command{} checked for {}: {} failing, {} with warnings, {} clean\n", t.commands,
+                     t.commands == 1 ? "" : "s", fmt::join(t.gpus, ", "), t.failing, t.warned, t.clean);
+}
+
+bool same_command(const LaunchCommand& a, const LaunchCommand& b) {
+  return a.file == b.file && a.line == b.line && a.args == b.args && a.launcher == b.launcher;
+}
+
+// Calls `each(begin, end)` for every run of checks of one command.
+template <class F>
+void for_each_command(const std::vector<CommandCheck>& checks, F each) {
   for (std::size_t first = 0; first < checks.size();) {
-    // The checks of one command, one per target.
     std::size_t last = first + 1;
     while (last < checks.size() && same_command(checks[last].command, checks[first].command)) ++last;
-    const LaunchCommand& cmd = checks[first].command;
-    // What the check found in the command whatever the GPU, once; then each GPU.
-    auto everywhere = [&](const CheckDiagnostic& d) {
-      for (std::size_t i = first; i < last; ++i)
-        if (std::none_of(checks[i].findings.begin(), checks[i].findings.end(),
-                         [&](const CheckDiagnostic& e) { return same_finding(d, e); }))
-          return false;
-      return true;
-    };
-    ++commands;
-    if (commands > 1) out += "\n";
-    const std::string at = where(cmd, cmd.line);
-    out += st.bold(at.empty() ? "command" : at) + "  " + shortened(command_text(cmd)) + "\n";
-    for (const auto& d : checks[first].findings)
-      if (everywhere(d)) out += line_of(cmd, d, "  ");
-    for (std::size_t i = first; i < last; ++i) {
-      const CommandCheck& c = checks[i];
-      if (std::find(gpus.begin(), gpus.end(), c.target.label) == gpus.end()) gpus.push_back(c.target.label);
-      const Verdict v = c.verdict();
-      (v == Verdict::error ? failing : v == Verdict::warning ? warned : clean) += 1;
-      out += fmt::format("  {}{}  {}  {}\n", st.bold(c.target.label), std::string(width - c.target.label.size(), ' '),
-                         verdict_text(v, st), st.dim(device_text(c.target.device)));
-      for (const auto& d : c.findings)
-        if (!everywhere(d)) out += line_of(cmd, d, "    ");
-      for (const auto* list : {&c.errors, &c.warnings, &c.notes})
-        for (const auto& d : *list) out += line_of(cmd, d, "    ");
-      if (v == Verdict::error) {
-        out += fmt::format("    {}\n", st.red("SGLang would not start as written"));
-      } else if (c.selection && c.selection->ok()) {
-        out += fmt::format("    {}  {}\n", st.bold("runs "), plan_text(*c.selection));
-        out += fmt::format("    {}  {}\n", st.bold("flags"), join_words(c.selection->flags()));
-      } else if (!c.selection) {
-        out += fmt::format("    {}\n", st.dim("not planned (see above)"));
-      }
-    }
+    each(checks.data() + first, checks.data() + last);
     first = last;
   }
-  out += fmt::format("\n{} command{} checked for {}: {} failing, {} with warnings, {} clean\n", commands,
-                     commands == 1 ? "" : "s", fmt::join(gpus, ", "), failing, warned, clean);
-  return detail::terminal_safe(out, o.color);  // scanned files may hold ESC and BEL
 }
 
-std::string render_check_json(const std::vector<CommandCheck>& checks, int indent) {
-  json arr = json::array();
-  for (const CommandCheck& c : checks) {
-    json j = c.selection ? json::parse(render_json(*c.selection, -1)) : unplanned_json(c);
-    // Each diagnostic render_json lists gains the line and flag of the same finding.
-    auto add_locations = [&](const char* key, const std::vector<CheckDiagnostic>& located) {
-      std::vector<bool> used(located.size(), false);
-      for (json& entry : j[key]) {
-        entry["line"] = nullptr;
-        entry["flag"] = nullptr;
-        for (std::size_t i = 0; i < located.size(); ++i) {
-          if (used[i] || entry.value("rule", "") != located[i].diagnostic.rule ||
-              entry.value("message", "") != located[i].diagnostic.message)
-            continue;
-          used[i] = true;
-          if (located[i].line > 0) entry["line"] = located[i].line;
-          if (!located[i].flag.empty()) entry["flag"] = located[i].flag;
-          break;
-        }
+json command_json(const CommandCheck& c) {
+  json j = c.selection ? json::parse(render_json(*c.selection, -1)) : unplanned_json(c);
+  // Each diagnostic render_json lists gains the line and flag of the same finding.
+  auto add_locations = [&](const char* key, const std::vector<CheckDiagnostic>& located) {
+    std::vector<bool> used(located.size(), false);
+    for (json& entry : j[key]) {
+      entry["line"] = nullptr;
+      entry["flag"] = nullptr;
+      for (std::size_t i = 0; i < located.size(); ++i) {
+        if (used[i] || entry.value("rule", "") != located[i].diagnostic.rule ||
+            entry.value("message", "") != located[i].diagnostic.message)
+          continue;
+        used[i] = true;
+        if (located[i].line > 0) entry["line"] = located[i].line;
+        if (!located[i].flag.empty()) entry["flag"] = located[i].flag;
+        break;
       }
-    };
-    if (c.selection) {
-      add_locations("errors", c.errors);
-      add_locations("warnings", c.warnings);
-      add_locations("notes", c.notes);
     }
-    j["file"] = c.command.file.empty() ? json(nullptr) : json(c.command.file);
-    j["line"] = c.command.line > 0 ? json(c.command.line) : json(nullptr);
-    j["gpu"] = c.target.label;
-    j["launcher"] = c.command.launcher;
-    j["command"] = command_text(c.command);
-    j["args"] = c.command.args;
-    j["verdict"] = std::string(name_of(c.verdict()));
-    json findings = json::array();
-    for (const auto& d : c.findings) findings.push_back(diagnostic_json(d));
-    j["check_findings"] = findings;
-    j["passed_over"] = c.passed_over;
-    arr.push_back(std::move(j));
+  };
+  if (c.selection) {
+    add_locations("errors", c.errors);
+    add_locations("warnings", c.warnings);
+    add_locations("notes", c.notes);
   }
-  return detail::json_text(arr, indent);
+  j["file"] = c.command.file.empty() ? json(nullptr) : json(c.command.file);
+  j["line"] = c.command.line > 0 ? json(c.command.line) : json(nullptr);
+  j["gpu"] = c.target.label;
+  j["launcher"] = c.command.launcher;
+  j["command"] = command_text(c.command);
+  j["args"] = c.command.args;
+  j["verdict"] = std::string(name_of(c.verdict()));
+  json findings = json::array();
+  for (const auto& d : c.findings) findings.push_back(diagnostic_json(d));
+  j["check_findings"] = findings;
+  j["passed_over"] = c.passed_over;
+  return j;
 }
 
-std::string render_check_github(const std::vector<CommandCheck>& checks) {
-  // One annotation per distinct finding of a command; the targets it occurs on, in order.
+json context_json(const FileContext& ctx) {
+  auto hints = [](const std::vector<ContextHint>& hs) {
+    json a = json::array();
+    for (const ContextHint& h : hs) a.push_back({{"value", h.value}, {"line", h.line}, {"source", h.source}, {"text", h.text}});
+    return a;
+  };
+  return {{"gpus", hints(ctx.gpus)}, {"releases", hints(ctx.releases)}, {"models", hints(ctx.models)}};
+}
+
+// The annotations of one command's checks: one per distinct finding, with the targets it occurs on.
+std::string github_block(const CommandCheck* begin, const CommandCheck* end) {
   struct Annotation {
     std::string kind;         // error, warning, notice
     std::string command_key;  // which command it belongs to
@@ -308,7 +329,8 @@ std::string render_check_github(const std::vector<CommandCheck>& checks) {
   auto command_key = [](const LaunchCommand& cmd) {
     return fmt::format("{}\n{}\n{}\n{}", cmd.file, cmd.line, cmd.launcher, join_words(cmd.args));
   };
-  for (const CommandCheck& c : checks) {
+  for (const CommandCheck* it = begin; it != end; ++it) {
+    const CommandCheck& c = *it;
     const std::string key = command_key(c.command);
     ++targets_of_command[key];
     for (const CheckDiagnostic* d : c.all()) {
@@ -339,6 +361,8 @@ std::string render_check_github(const std::vector<CommandCheck>& checks) {
   }
   return out;
 }
+
+}  // namespace
 
 }  // namespace attnsel
 
@@ -412,36 +436,149 @@ std::string render_skipped_github(const std::vector<Error>& skipped) {
   return out;
 }
 
+namespace {
+
+json skipped_json(const Error& e) {
+  const SkippedPlace p = place_of(e.where);
+  json j;
+  j["verdict"] = "skipped";
+  j["file"] = p.file;
+  j["line"] = p.line > 0 ? json(p.line) : json(nullptr);
+  j["column"] = p.column > 0 ? json(p.column) : json(nullptr);
+  j["message"] = e.message;
+  return j;
+}
+
+// Text: each command's block as it comes, the summary line at the end.
+class TextWriter final : public CheckWriter {
+ public:
+  TextWriter(std::ostream& out, const RenderOptions& o) : out_(out), style_{o.color} {}
+  void command(const std::vector<CommandCheck>& checks, const FileContext*) override {
+    for_each_command(checks, [&](const CommandCheck* b, const CommandCheck* e) { out_ << text_block(b, e, style_, tally_); });
+  }
+  void skipped(const std::vector<Error>& blocks) override { skipped_ += render_skipped_text(blocks); }
+  void finish() override {
+    if (tally_.commands > 0) out_ << text_summary(tally_);
+    out_ << skipped_;
+    out_.flush();
+  }
+
+ private:
+  std::ostream& out_;
+  Style style_;
+  TextTally tally_;
+  std::string skipped_;  // after the summary, as before streaming: a few lines per file at most
+};
+
+// JSON: one array, written element by element, so its size never sits in memory.
+class JsonWriter final : public CheckWriter {
+ public:
+  JsonWriter(std::ostream& out, int indent) : out_(out), indent_(detail::clamp_indent(indent)) {}
+  void command(const std::vector<CommandCheck>& checks, const FileContext* context) override {
+    for (const CommandCheck& c : checks) {
+      json j = command_json(c);
+      if (context != nullptr && !context->empty() && !c.command.file.empty()) j["file_context"] = context_json(*context);
+      element(j);
+    }
+  }
+  void skipped(const std::vector<Error>& blocks) override {
+    for (const Error& e : blocks) skipped_.push_back(skipped_json(e));
+  }
+  void finish() override {
+    for (const json& j : skipped_) element(j);
+    out_ << (count_ == 0 ? "[]" : indent_ < 0 ? "]" : "\n]");
+    out_.flush();
+  }
+
+ private:
+  // `[` before the first element, `,` between: the layout of json::dump(indent) for an array.
+  void element(const json& j) {
+    out_ << (count_++ == 0 ? "[" : ",");
+    if (indent_ < 0) {
+      out_ << detail::json_text(j, -1);
+      return;
+    }
+    const std::string pad(static_cast<std::size_t>(indent_), ' ');
+    const std::string text = detail::json_text(j, indent_);
+    out_ << '\n' << pad;
+    for (char ch : text) {
+      out_ << ch;
+      if (ch == '\n') out_ << pad;
+    }
+  }
+
+  std::ostream& out_;
+  int indent_;
+  std::size_t count_ = 0;
+  std::vector<json> skipped_;  // after the commands, as the array has always listed them
+};
+
+class GithubWriter final : public CheckWriter {
+ public:
+  explicit GithubWriter(std::ostream& out) : out_(out) {}
+  void command(const std::vector<CommandCheck>& checks, const FileContext*) override {
+    for_each_command(checks, [&](const CommandCheck* b, const CommandCheck* e) { out_ << github_block(b, e); });
+  }
+  void skipped(const std::vector<Error>& blocks) override { skipped_ += render_skipped_github(blocks); }
+  void finish() override {
+    out_ << skipped_;
+    out_.flush();
+  }
+
+ private:
+  std::ostream& out_;
+  std::string skipped_;
+};
+
+}  // namespace
+
+std::unique_ptr<CheckWriter> make_check_writer(CheckFormat format, std::ostream& out, const RenderOptions& o,
+                                               int indent) {
+  switch (format) {
+    case CheckFormat::json:
+      return std::make_unique<JsonWriter>(out, indent);
+    case CheckFormat::github:
+      return std::make_unique<GithubWriter>(out);
+    case CheckFormat::text:
+      break;
+  }
+  return std::make_unique<TextWriter>(out, o);
+}
+
+std::string render_check_text(const std::vector<CommandCheck>& checks, const RenderOptions& o) {
+  if (checks.empty()) return "no SGLang launch command found\n";
+  std::ostringstream out;
+  auto writer = make_check_writer(CheckFormat::text, out, o);
+  writer->command(checks, nullptr);
+  writer->finish();
+  return out.str();
+}
+
+std::string render_check_json(const std::vector<CommandCheck>& checks, int indent) {
+  return render_check_json(checks, {}, {}, indent);
+}
+
+std::string render_check_github(const std::vector<CommandCheck>& checks) {
+  std::ostringstream out;
+  auto writer = make_check_writer(CheckFormat::github, out);
+  writer->command(checks, nullptr);
+  writer->finish();
+  return out.str();
+}
+
 std::string render_check_json(const std::vector<CommandCheck>& checks, const std::vector<Error>& skipped,
                               const std::vector<std::pair<std::string, FileContext>>& contexts, int indent) {
-  nlohmann::json arr = nlohmann::json::parse(render_check_json(checks, -1));
-  auto hints = [](const std::vector<ContextHint>& hs) {
-    nlohmann::json a = nlohmann::json::array();
-    for (const ContextHint& h : hs)
-      a.push_back({{"value", h.value}, {"line", h.line}, {"source", h.source}, {"text", h.text}});
-    return a;
-  };
-  std::map<std::string, nlohmann::json> by_file;
-  for (const auto& [file, ctx] : contexts) {
-    if (ctx.empty()) continue;
-    by_file[file] = {{"gpus", hints(ctx.gpus)}, {"releases", hints(ctx.releases)}, {"models", hints(ctx.models)}};
+  std::map<std::string, const FileContext*> by_file;
+  for (const auto& [file, ctx] : contexts) by_file.emplace(file, &ctx);
+  std::ostringstream out;
+  auto writer = make_check_writer(CheckFormat::json, out, {}, indent);
+  for (const CommandCheck& c : checks) {
+    auto it = by_file.find(c.command.file);
+    writer->command({c}, it == by_file.end() ? nullptr : it->second);
   }
-  for (nlohmann::json& entry : arr) {
-    if (!entry.contains("file") || !entry["file"].is_string()) continue;
-    auto it = by_file.find(entry["file"].get<std::string>());
-    if (it != by_file.end()) entry["file_context"] = it->second;
-  }
-  for (const Error& e : skipped) {
-    const SkippedPlace p = place_of(e.where);
-    nlohmann::json j;
-    j["verdict"] = "skipped";
-    j["file"] = p.file;
-    j["line"] = p.line > 0 ? nlohmann::json(p.line) : nlohmann::json(nullptr);
-    j["column"] = p.column > 0 ? nlohmann::json(p.column) : nlohmann::json(nullptr);
-    j["message"] = e.message;
-    arr.push_back(std::move(j));
-  }
-  return arr.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+  writer->skipped(skipped);
+  writer->finish();
+  return out.str();
 }
 
 }  // namespace attnsel

@@ -342,33 +342,30 @@ int run_check(const CheckArgs& a, bool after_separator) {
     return by_release[key] = *m;
   };
 
-  std::vector<CommandCheck> checks;
-  std::vector<Error> skipped;
+  // Each command is judged, written and dropped: the output streams, and memory stays flat however
+  // many commands the files hold.
+  const CheckFormat format = a.format == "json" ? CheckFormat::json : a.format == "github" ? CheckFormat::github
+                                                                                             : CheckFormat::text;
+  auto writer = make_check_writer(format, std::cout, RenderOptions{use_color()});
+  bool failed = false, any_skipped = false;
   auto check_all = [&](const std::vector<LaunchCommand>& commands, const std::shared_ptr<const Matrix>& matrix,
-                       const std::string& gpus) {
+                       const std::string& gpus, const FileContext* context) {
     const std::vector<CheckTarget>& targets = targets_for(gpus);
     for (const LaunchCommand& cmd : commands) {
-      auto results = check_command(matrix, *catalog, cmd, targets, options);
-      checks.insert(checks.end(), std::make_move_iterator(results.begin()), std::make_move_iterator(results.end()));
+      const std::vector<CommandCheck> results = check_command(matrix, *catalog, cmd, targets, options);
+      failed = failed || std::any_of(results.begin(), results.end(), [&](const CommandCheck& c) { return c.fails(a.strict); });
+      writer->command(results, context);
     }
   };
-  if (after_separator) check_all(argv_commands, matrix_for(nullptr), *gpu);
-  for (const ScannedFile& f : scanned) {
+  if (after_separator) check_all(argv_commands, matrix_for(nullptr), *gpu, nullptr);
+  for (ScannedFile& f : scanned) {
     const std::string gpus = gpu ? *gpu : file_gpus(f);
-    if (!f.scan.commands.empty() && !gpus.empty()) check_all(f.scan.commands, matrix_for(&f), gpus);
-    skipped.insert(skipped.end(), f.scan.skipped.begin(), f.scan.skipped.end());
+    if (!f.scan.commands.empty() && !gpus.empty()) check_all(f.scan.commands, matrix_for(&f), gpus, &f.scan.context);
+    writer->skipped(f.scan.skipped);
+    any_skipped = any_skipped || !f.scan.skipped.empty();
   }
-
-  if (a.format == "json") {
-    std::vector<std::pair<std::string, FileContext>> contexts;
-    for (const ScannedFile& f : scanned) contexts.emplace_back(f.name, f.scan.context);
-    std::cout << render_check_json(checks, skipped, contexts) << "\n";
-  } else if (a.format == "github") {
-    std::cout << render_check_github(checks) << render_skipped_github(skipped);
-  } else {
-    if (!checks.empty()) std::cout << render_check_text(checks, RenderOptions{use_color()});
-    if (!skipped.empty()) std::cout << render_skipped_text(skipped);
-  }
+  writer->finish();
+  if (format == CheckFormat::json) std::cout << "\n";
 
   const std::size_t commands = argv_commands.size() + [&] {
     std::size_t n = 0;
@@ -386,9 +383,8 @@ int run_check(const CheckArgs& a, bool after_separator) {
   }
 
   if (input_failed) return kUsage;
-  const bool failed = std::any_of(checks.begin(), checks.end(), [&](const CommandCheck& c) { return c.fails(a.strict); });
   // A block that could not be read is a warning: --strict fails on it.
-  if (a.strict && (!skipped.empty() || release_warning)) return kInvalidPlan;
+  if (a.strict && (any_skipped || release_warning)) return kInvalidPlan;
   return failed ? kInvalidPlan : kOk;
 }
 
