@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Seeds one corpus folder per fuzz target from the repository's own inputs:
 #   matrix_loader  data/*.json, tests/fixtures/matrices (good and bad), tests/cases
-#   launch         tests/fixtures/check (one leading byte picks the format, see fuzz/targets.hpp)
+#   launch         tests/fixtures/check and tests/fixtures/deploy (one leading byte picks the format,
+#                  see fuzz/targets.hpp)
+#   check_file     the same files, with check_file's leading byte
 #   config         tests/fixtures/configs
 #   gpu_name       every GPU and architecture name of data/gpus.json, spellings of compute capabilities
 #   select         fuzz/seeds/select (requests encoded as fuzz/targets.hpp decode_request reads them)
@@ -11,7 +13,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${1:?usage: $0 OUT_DIR}
-mkdir -p "$out"/{matrix_loader,launch,config,gpu_name,select,backend_config,yaml_budget}
+mkdir -p "$out"/{matrix_loader,launch,check_file,config,gpu_name,select,backend_config,yaml_budget}
 
 cp "$root"/data/*.json "$root"/tests/fixtures/matrices/*.json "$root"/tests/fixtures/matrices/bad/*.json \
    "$root"/tests/cases/*.json "$out/matrix_loader/"
@@ -23,6 +25,22 @@ for f in "$root"/tests/fixtures/check/*; do
     Dockerfile*) b='\002' ;; *compose*) b='\003' ;; *.yaml | *.yml) b='\004' ;; *.md) b='\005' ;; *) b='\001' ;;
   esac
   { printf "$b"; cat "$f"; } > "$out/launch/$(basename "$f")"
+done
+
+# The deploy fixtures in every format launch_commands and check_file read; each target has its own
+# table of formats (fuzz/targets.hpp), hence two bytes per file.
+while IFS= read -r f; do
+  case $f in
+    */helm/*templates/*) b='\013' c='\007' ;; *.py) b='\012' c='\006' ;; *.rst) b='\014' c='\010' ;;
+    *.adoc) b='\015' c='\011' ;; *.md) b='\005' c='\005' ;; *Dockerfile*) b='\002' c='\002' ;;
+    *compose*) b='\003' c='\003' ;; *.yaml | *.yml) b='\004' c='\004' ;; *) b='\001' c='\001' ;;
+  esac
+  name=$(echo "${f#"$root"/tests/fixtures/deploy/}" | tr / _)
+  { printf "$b"; cat "$f"; } > "$out/launch/deploy-$name"
+  { printf "$c"; cat "$f"; } > "$out/check_file/deploy-$name"
+done < <(find "$root/tests/fixtures/deploy" -type f)
+for f in "$out"/launch/*; do
+  [[ $(basename "$f") == deploy-* ]] || cp "$f" "$out/check_file/$(basename "$f")"
 done
 
 cp "$root"/tests/fixtures/configs/*.json "$out/config/"

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,7 @@
 
 #include "attnsel/backend_config.hpp"
 #include "attnsel/catalog.hpp"
+#include "attnsel/check.hpp"
 #include "attnsel/launch.hpp"
 #include "attnsel/launch_args.hpp"
 #include "attnsel/profile.hpp"
@@ -132,6 +134,46 @@ inline int launch_commands(const std::uint8_t* data, std::size_t size) {
   auto cmd = launch_command_from_argv(argv);
   if (cmd) (void)parse_args_of(*cmd);
   else check_error(cmd.error());
+  return 0;
+}
+
+// ---- whole-file check: scan, judge every command for two GPUs, write every format ----
+
+// The first byte picks the format as launch_commands does; the rest is the file. At most 16
+// commands are judged (the scan itself is not capped).
+inline int check_file(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  static const char* const names[] = {"launch.sh", "run", "Dockerfile", "docker-compose.yml", "deploy.yaml",
+                                      "README.md", "launch.py", "templates/deploy.yaml", "guide.rst", "guide.adoc"};
+  static const InputFormat formats[] = {InputFormat::detect,   InputFormat::shell,  InputFormat::dockerfile,
+                                        InputFormat::compose,  InputFormat::kubernetes, InputFormat::markdown,
+                                        InputFormat::python,   InputFormat::helm,   InputFormat::rst,
+                                        InputFormat::asciidoc};
+  const std::size_t k = data[0] % (sizeof names / sizeof names[0]);
+  const LaunchScan scan = scan_launch_input(as_text(data + 1, size - 1), names[k], formats[k]);
+  if (scan.fatal) {
+    check_error(*scan.fatal);
+    return 0;
+  }
+  static const std::vector<CheckTarget> targets = *resolve_check_targets(catalog(), "sm90,sm100", std::nullopt);
+  const CheckOptions options;  // no read_config: files a command names are noted, never opened
+  std::ostringstream text, json_out, github;
+  std::vector<std::unique_ptr<CheckWriter>> writers;
+  writers.push_back(make_check_writer(CheckFormat::text, text));
+  writers.push_back(make_check_writer(CheckFormat::json, json_out));
+  writers.push_back(make_check_writer(CheckFormat::github, github));
+  std::size_t judged = 0;
+  for (const LaunchCommand& cmd : scan.commands) {
+    if (judged++ == 16) break;
+    const std::vector<CommandCheck> checks = check_command(matrix(), catalog(), cmd, targets, options);
+    fuzz_check(checks.size() == targets.size(), "check_command returned one result per target");
+    for (const auto& w : writers) w->command(checks, &scan.context);
+  }
+  for (const auto& w : writers) {
+    w->skipped(scan.skipped);
+    w->finish();
+  }
+  fuzz_check(nlohmann::json::accept(json_out.str()), "check's JSON output does not parse");
   return 0;
 }
 
