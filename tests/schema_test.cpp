@@ -490,7 +490,7 @@ TEST_F(MatrixSchema, OverlayFixturesItAcceptsAreLoaderCrossChecks) {
 TEST_F(MatrixSchema, BadFixturesItAcceptsAreLoaderCrossChecks) {
   const std::set<std::string> cross_checks = {
       "backend_unknown_slot.json",   "duplicate_backend.json",  "duplicate_key.json",
-      "duplicate_rule_id.json",      "empty_version_range.json", "joint_slot_phases.json",
+      "duplicate_rule_id.json",      "empty_version_range.json", "int_range_empty.json", "joint_slot_phases.json",
       "overlapping_cells.json",      "preferred_page_size_not_allowed.json",
       "rewrite_cycle.json",          "rewrite_to_itself.json",  "rule_unknown_backend.json",
       "selection_unknown_backend.json", "selection_unknown_slot.json", "unknown_slot_prefix.json",

@@ -13,15 +13,18 @@ namespace {
 
 using json = nlohmann::json;
 
-// A file may pin its rows to a release ("release" at the top level); a row's own "release" wins.
-// Rows may carry "source" (where upstream the expectation comes from), which the runner ignores.
+// A file may pin its rows to an engine ("engine": its built-in generations), a release, or a matrix
+// file under tests/ ("matrix") at the top level; a row's own key wins. Rows may carry "source"
+// (where upstream the expectation comes from), which the runner ignores. A missing file has no rows.
 json load_cases(const char* file = "select.json") {
   std::ifstream in(std::string(ATTNSEL_TESTS_DIR) + "/cases/" + file);
+  if (!in) return json::array();
   json doc = json::parse(in);
   json cases = doc["cases"];
-  if (doc.contains("release"))
-    for (auto& c : cases)
-      if (!c.contains("release")) c["release"] = doc["release"];
+  for (const char* key : {"engine", "release", "matrix"})
+    if (doc.contains(key))
+      for (auto& c : cases)
+        if (!c.contains(key)) c[key] = doc[key];
   return cases;
 }
 
@@ -45,6 +48,10 @@ Result<Request> request_for(const Catalog& catalog, const json& c) {
   if (c.contains("architecture")) r.model.architecture = c["architecture"].get<std::string>();
   if (c.contains("kv_heads")) r.model.num_key_value_heads = c["kv_heads"].get<int>();
   if (c.contains("head_dim")) r.model.head_dim = c["head_dim"].get<int>();
+  if (c.contains("num_heads")) r.model.num_attention_heads = c["num_heads"].get<int>();
+  if (c.contains("qk_nope_head_dim")) r.model.qk_nope_head_dim = c["qk_nope_head_dim"].get<int>();
+  r.model.attention_sinks |= c.value("sinks", false);
+  if (c.contains("dtype")) r.dtype = *parse_compute_dtype(c["dtype"].get<std::string>());
   r.kv_cache_dtype = *parse_kv_dtype(c.value("kv", std::string("auto")));
   if (c.contains("page_size")) r.page_size = c["page_size"].get<int>();
   r.speculative_topk = c.value("topk", 0);
@@ -71,8 +78,10 @@ TEST_P(SelectCase, MatchesExpectedPlan) {
   const json& c = GetParam();
   const json& e = c["expect"];
   // A case may name an engine release: the generation that describes it (data/matrices.json).
-  auto matrix = c.contains("release") ? builtin_matrix("sglang", parse_release(c["release"].get<std::string>()))
-                                      : builtin_matrix();
+  const std::string engine = c.value("engine", std::string("sglang"));
+  auto matrix = c.contains("matrix") ? load_matrix_file(std::string(ATTNSEL_TESTS_DIR) + "/" + c["matrix"].get<std::string>())
+                : c.contains("release") ? builtin_matrix(engine, parse_release(c["release"].get<std::string>()))
+                                        : builtin_matrix(engine, std::nullopt);
   ASSERT_TRUE(matrix.ok()) << matrix.error().describe();
   auto catalog = builtin_catalog();
   ASSERT_TRUE(catalog.ok()) << catalog.error().describe();
@@ -161,6 +170,16 @@ INSTANTIATE_TEST_SUITE_P(Generations, SelectCase, ::testing::ValuesIn(load_cases
                          });
 
 INSTANTIATE_TEST_SUITE_P(Main, SelectCase, ::testing::ValuesIn(load_cases("select-main.json").get<std::vector<json>>()),
+                         [](const ::testing::TestParamInfo<json>& param_info) {
+                           std::string n = param_info.param["name"].get<std::string>();
+                           for (char& ch : n)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return n;
+                         });
+
+// A priority-list engine (tests/fixtures/matrices/priority.json): the walk, multiples, head sizes.
+INSTANTIATE_TEST_SUITE_P(Priority, SelectCase,
+                         ::testing::ValuesIn(load_cases("select-priority.json").get<std::vector<json>>()),
                          [](const ::testing::TestParamInfo<json>& param_info) {
                            std::string n = param_info.param["name"].get<std::string>();
                            for (char& ch : n)

@@ -62,12 +62,21 @@ struct RuleInfo {
   std::string pointer;  // JSON pointer of the entry in its matrix file
 };
 
-// Integer predicate: a list of values, or a half-open range [min, max).
-struct IntMatch {
-  std::vector<int> values;
+// Integers in a half-open range [min, max) that are multiples of `multiple_of` (1: every one).
+struct IntRange {
   std::optional<int> min;
   std::optional<int> max;
+  int multiple_of = 1;
   ATTNSEL_API bool matches(int v) const;
+};
+
+// Integer predicate: any of some values and ranges (`8`, `[32, 64]`, `{"min": 2}`,
+// `[64, {"multiple_of": 8, "max": 257}]`).
+struct IntMatch {
+  std::vector<int> values;
+  std::vector<IntRange> ranges;
+  ATTNSEL_API bool matches(int v) const;
+  bool empty() const { return values.empty() && ranges.empty(); }
 };
 
 // A condition over a request and, where the scope allows, a candidate backend and phase.
@@ -107,10 +116,13 @@ struct Condition {
   ATTNSEL_API std::uint32_t uses() const;
 };
 
-enum class PageMode : std::uint8_t { any, emulated, fixed };
+// any: in-kernel paging of any size; emulated: the wrapper emulates pages > 1; fixed: only `sizes`;
+// multiple: any multiple of `multiple_of` (vLLM's MultipleOf(16) kernel block sizes).
+enum class PageMode : std::uint8_t { any, emulated, fixed, multiple };
 struct PageSupport {
   PageMode mode = PageMode::emulated;
   std::vector<int> sizes;  // for fixed: the only sizes the kernel runs with
+  int multiple_of = 1;     // for multiple
   ATTNSEL_API bool allows(int page_size) const;
 };
 
@@ -136,6 +148,7 @@ struct Cell {
   std::vector<std::string> requires_packages;  // optional Python packages the kernel needs
   TopkSupport speculative = TopkSupport::none;
   std::optional<int> preferred_page_size;  // a page size the backend is documented to run best with
+  IntMatch head_sizes;                     // the head sizes the kernels take; empty: any
   // Optional features; absent means "no".
   bool features[kFeatureCount] = {false, false, false, false};  // indexed by Feature
   bool has(Feature f) const { return features[static_cast<int>(f)]; }
@@ -214,7 +227,10 @@ struct SelectionEntry {
   SlotId slot = 0;
   EnumSet<Phase> phases;  // phases this entry decides (slots that are not joint decide per phase)
   Condition when;
-  BackendId backend = kNoBackend;
+  BackendId backend = kNoBackend;   // the engine's pick: backends.front()
+  // A priority list (vLLM's _get_backend_priorities): the engine runs the first of these that
+  // is valid for the request. One entry for a plain `backend`.
+  std::vector<BackendId> backends;
 };
 
 // What a feature needs and how bad lacking it is (per matrix, in "features").
@@ -226,6 +242,7 @@ struct FeatureRule {
 
 struct MatrixInfo {
   std::string engine;         // "sglang"
+  std::string title;          // the engine's name in messages ("SGLang", "vLLM"); the engine name when not given
   std::string version;        // the matrix's own version
   std::string engine_version; // the upstream release or commit it describes
   int schema_version = 1;
@@ -240,7 +257,7 @@ struct MatrixInfo {
 // The engine's own rules (Matrix::builtin).
 enum class BuiltinRule : std::uint8_t {
   kind, platform, compute_capability, cuda, phase, kv_dtype, page_size, speculative, unknown_device,  // a cell's columns
-  dtype, requires_package, requires_unknown,
+  dtype, requires_package, requires_unknown, head_size,
   no_backend, default_fails, page_conflict, page_rewrite_conflict,
   config_unused, config_unknown_key, config_type, config_range, config_required,
   count

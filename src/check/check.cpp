@@ -652,7 +652,7 @@ void page_size_unset(const Matrix& m, const Selection& s, const Locator& locator
   if (s.page.origin != PageOrigin::planned || s.page.requested) return;
   std::vector<BackendId> seen;
   for (const PageConstraint& c : s.page.constraints) {
-    if (!c.support || c.support->mode != PageMode::fixed || c.support->allows(m.default_page_size())) continue;
+    if (!c.support || c.support->allows(m.default_page_size())) continue;
     if (std::find(seen.begin(), seen.end(), c.backend) != seen.end()) continue;
     seen.push_back(c.backend);
     CheckDiagnostic d;

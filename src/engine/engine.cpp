@@ -199,6 +199,10 @@ class Engine {
     if (!cell->phases.contains(static_cast<Phase>(phase))) reject(BuiltinRule::phase);
     if (!cell->kv_dtypes.contains(ctx.kv_dtype)) reject(BuiltinRule::kv_dtype);
     if (!cell->dtypes.contains(req.dtype)) reject(BuiltinRule::dtype);
+    if (!cell->head_sizes.empty() && req.model.head_dim && !cell->head_sizes.matches(*req.model.head_dim)) {
+      reject(BuiltinRule::head_size);
+      v.findings.back().detail = std::to_string(*req.model.head_dim);
+    }
     for (const auto& package : cell->requires_packages) {
       const bool present = std::find(req.installed.begin(), req.installed.end(), package) != req.installed.end();
       if (present) continue;
@@ -278,13 +282,17 @@ class Engine {
         continue;
       if (!matches(entry.when, base_)) continue;
       if (!sglang_choice) sglang_choice = &entry;
-      if (usable_everywhere(entry.backend)) {
-        take(entry.backend, sglang_choice == &entry ? ChoiceOrigin::sglang_auto : ChoiceOrigin::attnsel_auto, &entry.info);
-        out_.trace.push_back({TraceStep::Kind::entry_matched, s, phase_tag, entry.backend, &entry.info});
-        if (sglang_choice != &entry) note_default_fails(*sglang_choice, entry.backend, phase_tag);
+      // A priority list is walked as the engine walks it: the first candidate that is valid runs.
+      for (BackendId candidate : entry.backends) {
+        if (!usable_everywhere(candidate)) {
+          out_.trace.push_back({TraceStep::Kind::entry_failed, s, phase_tag, candidate, &entry.info});
+          continue;
+        }
+        take(candidate, sglang_choice == &entry ? ChoiceOrigin::sglang_auto : ChoiceOrigin::attnsel_auto, &entry.info);
+        out_.trace.push_back({TraceStep::Kind::entry_matched, s, phase_tag, candidate, &entry.info});
+        if (sglang_choice != &entry) note_default_fails(*sglang_choice, candidate, phase_tag);
         return;
       }
-      out_.trace.push_back({TraceStep::Kind::entry_failed, s, phase_tag, entry.backend, &entry.info});
     }
     const Slot& slot = m_.slot(s);
     if (slot.sglang_default && !sglang_choice) {

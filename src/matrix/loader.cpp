@@ -109,22 +109,33 @@ class MatrixBuilder {
     return out;
   }
 
+  static IntRange int_range(const json& j, const std::string& ptr, int max) {
+    ObjectReader r(j, ptr);
+    IntRange range;
+    if (const json* lo = r.get("min")) range.min = expect_int(*lo, r.child("min"), 0, max);
+    if (const json* hi = r.get("max")) range.max = expect_int(*hi, r.child("max"), 0, max);
+    if (const json* m = r.get("multiple_of")) range.multiple_of = expect_int(*m, r.child("multiple_of"), 1, max);
+    r.finish();
+    if (!range.min && !range.max && range.multiple_of == 1) fail(ptr, "a range needs \"min\", \"max\" or \"multiple_of\"");
+    if (range.min && range.max && *range.min >= *range.max)
+      fail(ptr, "empty range: min must be below max (half-open [min, max))");
+    return range;
+  }
+
   static IntMatch int_match(const json& j, const std::string& ptr, int max) {
     IntMatch m;
-    if (j.is_number_integer()) {
-      m.values.push_back(expect_int(j, ptr, 0, max));
-    } else if (j.is_array()) {
+    auto one = [&](const json& v, const std::string& at) {
+      if (v.is_object()) m.ranges.push_back(int_range(v, at, max));
+      else if (v.is_number_integer()) m.values.push_back(expect_int(v, at, 0, max));
+      else fail(at, fmt::format("expected an integer or {{\"min\", \"max\", \"multiple_of\"}}, got {}", detail::type_name(v)));
+    };
+    if (j.is_array()) {
       if (j.empty()) fail(ptr, "expected at least one value");
-      for (std::size_t i = 0; i < j.size(); ++i) m.values.push_back(expect_int(j[i], fmt::format("{}/{}", ptr, i), 0, max));
-    } else if (j.is_object()) {
-      ObjectReader r(j, ptr);
-      if (const json* lo = r.get("min")) m.min = expect_int(*lo, r.child("min"), 0, max);
-      if (const json* hi = r.get("max")) m.max = expect_int(*hi, r.child("max"), 0, max);
-      r.finish();
-      if (!m.min && !m.max) fail(ptr, "a range needs \"min\", \"max\" or both");
-      if (m.min && m.max && *m.min >= *m.max) fail(ptr, "empty range: min must be below max (half-open [min, max))");
+      for (std::size_t i = 0; i < j.size(); ++i) one(j[i], fmt::format("{}/{}", ptr, i));
+    } else if (j.is_number_integer() || j.is_object()) {
+      one(j, ptr);
     } else {
-      fail(ptr, fmt::format("expected an integer, an array of integers or {{\"min\", \"max\"}}, got {}",
+      fail(ptr, fmt::format("expected an integer, {{\"min\", \"max\", \"multiple_of\"}} or an array of them, got {}",
                             detail::type_name(j)));
     }
     return m;
@@ -316,6 +327,7 @@ class MatrixBuilder {
     if (m_.info_.engine.empty()) fail(r.child("engine"), "the engine name is empty");
     m_.info_.version = r.string("version");
     m_.info_.engine_version = r.string("engine_version");
+    m_.info_.title = r.optional_string("title").value_or(m_.info_.engine);
     m_.info_.description = r.optional_string("description").value_or("");
     m_.info_.source = required_source(r);
     if (const json* p = r.get("default_page_size")) m_.default_page_size_ = expect_int(*p, r.child("default_page_size"), 1, kMaxPageSize);
@@ -372,13 +384,18 @@ class MatrixBuilder {
       if (mode == "any") c.page_size.mode = PageMode::any;
       else if (mode == "emulated") c.page_size.mode = PageMode::emulated;
       else fail(r.child("page_size"), fmt::format("expected \"any\", \"emulated\" or an array of sizes, got \"{}\"", mode));
+    } else if (page.is_object()) {
+      ObjectReader pr(page, r.child("page_size"));
+      c.page_size.mode = PageMode::multiple;
+      c.page_size.multiple_of = expect_int(pr.require("multiple_of"), pr.child("multiple_of"), 1, kMaxPageSize);
+      pr.finish();
     } else if (page.is_array() && !page.empty()) {
       c.page_size.mode = PageMode::fixed;
       for (std::size_t i = 0; i < page.size(); ++i)
         c.page_size.sizes.push_back(expect_int(page[i], fmt::format("{}/{}", r.child("page_size"), i), 1, kMaxPageSize));
       std::sort(c.page_size.sizes.begin(), c.page_size.sizes.end());
     } else {
-      fail(r.child("page_size"), fmt::format("expected \"any\", \"emulated\" or a non-empty array of sizes, got {}",
+      fail(r.child("page_size"), fmt::format("expected \"any\", \"emulated\", {{\"multiple_of\": N}} or a non-empty array of sizes, got {}",
                                              detail::type_name(page)));
     }
     if (const json* p = r.get("preferred_page_size")) {
@@ -386,6 +403,7 @@ class MatrixBuilder {
       if (!c.page_size.allows(*c.preferred_page_size))
         fail(r.child("preferred_page_size"), "the preferred page size is not one the cell allows");
     }
+    if (const json* h = r.get("head_sizes")) c.head_sizes = int_match(*h, r.child("head_sizes"), 1 << 20);
     c.kv_dtypes = enum_set<KvCacheDtype>(r.require("kv_dtypes"), r.child("kv_dtypes"), parse_kv_dtype, kv_dtype_names());
     if (const json* d = r.get("dtypes")) c.dtypes = enum_set<ComputeDtype>(*d, r.child("dtypes"), parse_compute_dtype, compute_dtype_names());
     c.requires_packages = r.strings("requires");
@@ -586,7 +604,22 @@ class MatrixBuilder {
       if (m_.slots_[e.slot].joint && e.phases != EnumSet<Phase>{Phase::prefill, Phase::decode})
         fail(r.child("phases"), fmt::format("slot \"{}\" is joint: its entries decide every phase", slot));
       e.when = r.has("when") ? condition(r.require("when"), r.child("when"), RuleScope::request, e.slot) : Condition{};
-      e.backend = backend_ref(r.string("backend"), r.child("backend"), e.slot);
+      if (r.has("backend") == r.has("backends"))
+        fail(r.pointer(), "a selection entry names its choice in \"backend\" or its priority list in \"backends\" (one of them)");
+      if (r.has("backend")) {
+        e.backends.push_back(backend_ref(r.string("backend"), r.child("backend"), e.slot));
+      } else {
+        const json& list = r.require("backends");
+        if (!list.is_array() || list.empty()) fail(r.child("backends"), "expected a non-empty array of backends, in priority order");
+        for (std::size_t k = 0; k < list.size(); ++k) {
+          const std::string at = fmt::format("{}/{}", r.child("backends"), k);
+          const BackendId b = backend_ref(expect_string(list[k], at), at, e.slot);
+          if (std::find(e.backends.begin(), e.backends.end(), b) != e.backends.end())
+            fail(at, fmt::format("\"{}\" is listed twice", m_.backends_[b].name));
+          e.backends.push_back(b);
+        }
+      }
+      e.backend = e.backends.front();
       r.finish();
       m_.selection_.push_back(std::move(e));
     }
@@ -638,11 +671,11 @@ class MatrixBuilder {
   }
 
   void make_builtin_rules() {
-    auto add = [&](const char* id, Severity severity, const char* message) {
+    auto add = [&](const char* id, Severity severity, std::string message) {
       RuleInfo info;
       info.id = id;
       info.severity = severity;
-      info.message = message;
+      info.message = std::move(message);
       info.source = "attnsel engine: the backend's cell in the matrix";
       m_.builtin_.push_back(std::move(info));
     };
@@ -662,13 +695,15 @@ class MatrixBuilder {
     add("cell.requires", Severity::error, "{title} needs the Python package '{detail}', which is not installed");
     add("cell.requires-unknown", Severity::warning,
         "{title} needs the Python package '{detail}'; attnsel cannot tell whether it is installed (pass --installed)");
+    add("cell.head-size", Severity::error, "{title} does not support head size {detail} (it supports: {supported})");
     add("select.no-backend", Severity::error, "no {title} backend in the matrix can run this configuration (see rejected)");
+    const std::string& engine = m_.info_.title;
     add("select.default-fails", Severity::warning,
-        "SGLang's automatic choice here is {from}, which cannot run this configuration (see rejected); the plan uses {to} "
-        "and passes it explicitly");
+        fmt::format("{}'s automatic choice here is {{from}}, which cannot run this configuration (see rejected); the plan "
+                    "uses {{to}} and passes it explicitly", engine));
     add("page.conflict", Severity::error, "no single page size satisfies every chosen backend ({supported})");
     add("page.rewrite-conflict", Severity::error,
-        "SGLang would force page size {from} for one backend and {to} for another: they cannot run together");
+        fmt::format("{} would force page size {{from}} for one backend and {{to}} for another: they cannot run together", engine));
     add("config.unused", Severity::warning, "{title} takes no --attention-backend-config: it is ignored");
     add("config.unknown-key", Severity::error, "{title} has no config parameter '{detail}' (it takes: {supported})");
     add("config.type", Severity::error, "config parameter {detail}");
@@ -683,13 +718,26 @@ class MatrixBuilder {
 
 // ---- Matrix members ----
 
+bool IntRange::matches(int v) const {
+  return (!min || v >= *min) && (!max || v < *max) && v % multiple_of == 0;
+}
+
 bool IntMatch::matches(int v) const {
-  if (!values.empty()) return std::find(values.begin(), values.end(), v) != values.end();
-  return (!min || v >= *min) && (!max || v < *max);
+  return std::find(values.begin(), values.end(), v) != values.end() ||
+         std::any_of(ranges.begin(), ranges.end(), [v](const IntRange& r) { return r.matches(v); });
 }
 
 bool PageSupport::allows(int page_size) const {
-  return mode != PageMode::fixed || std::find(sizes.begin(), sizes.end(), page_size) != sizes.end();
+  switch (mode) {
+    case PageMode::fixed:
+      return std::find(sizes.begin(), sizes.end(), page_size) != sizes.end();
+    case PageMode::multiple:
+      return page_size % multiple_of == 0;
+    case PageMode::any:
+    case PageMode::emulated:
+      break;
+  }
+  return true;
 }
 
 std::uint32_t Condition::uses() const {

@@ -1,6 +1,7 @@
 #include "plan/page_plan.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 namespace attnsel::detail {
 namespace {
@@ -32,6 +33,24 @@ std::optional<int> preferred(const std::vector<PageInput>& inputs) {
     if (in.cell->preferred_page_size && allowed_by_all(inputs, *in.cell->preferred_page_size))
       return in.cell->preferred_page_size;
   return std::nullopt;
+}
+
+// The smallest size every backend accepts: the first common fixed size they all allow, else the
+// least common multiple of the backends' multiples; nullopt when none exists. 1 when nothing
+// constrains the size.
+std::optional<int> smallest_common(const std::vector<PageInput>& inputs, const std::optional<std::vector<int>>& fixed) {
+  if (fixed) {
+    for (int size : *fixed)
+      if (allowed_by_all(inputs, size)) return size;
+    return std::nullopt;
+  }
+  long long lcm = 1;
+  for (const auto& in : inputs) {
+    if (in.cell->page_size.mode != PageMode::multiple) continue;
+    lcm = std::lcm(lcm, static_cast<long long>(in.cell->page_size.multiple_of));
+    if (lcm > (1 << 20)) return std::nullopt;
+  }
+  return static_cast<int>(lcm);
 }
 
 }  // namespace
@@ -72,7 +91,8 @@ PagePlan solve_page_plan(const std::vector<PageInput>& inputs, std::optional<int
   if (requested) return plan;  // what the user asked for is judged per backend; never re-planned
 
   const auto fixed = common_fixed_sizes(inputs);
-  if (fixed && fixed->empty()) {
+  const std::optional<int> smallest = smallest_common(inputs, fixed);
+  if (!smallest) {
     Finding f;
     f.rule = &conflict_rule;
     f.severity = Severity::error;
@@ -87,9 +107,9 @@ PagePlan solve_page_plan(const std::vector<PageInput>& inputs, std::optional<int
   };
   if (!allowed_by_all(inputs, plan.page_size)) {
     // A fixed-size kernel SGLang does not enforce: state a size it runs with.
-    choose(preferred(inputs).value_or(fixed->front()));
+    choose(preferred(inputs).value_or(*smallest));
   } else if (prefer == Preference::prefix_reuse) {
-    choose(fixed ? fixed->front() : 1);
+    choose(*smallest);
   } else if (prefer == Preference::throughput) {
     if (auto p = preferred(inputs)) choose(*p);
   }

@@ -30,6 +30,13 @@ struct Style {
   std::string yellow(std::string_view s) const { return wrap("33", s); }
 };
 
+// The engine a command was judged as, by name ("SGLang", "vLLM").
+std::string engine_title(const CommandCheck& c) {
+  if (c.selection) return c.selection->matrix->info().title;
+  if (auto profile = builtin_profile(c.command.engine.empty() ? "sglang" : c.command.engine)) return (*profile)->title;
+  return "the engine";
+}
+
 // An argument as a shell would need it written back.
 std::string quoted(const std::string& a) {
   if (!a.empty() && a.find_first_of(" \t\n'\"\\;&|<>()*?[]#~") == std::string::npos) return a;
@@ -86,13 +93,13 @@ std::string verdict_text(Verdict v, const Style& st) {
   return "";
 }
 
-// What SGLang would run: one phrase per slot, then the page size and the KV cache.
+// What the engine would run: one phrase per slot, then the page size and the KV cache.
 std::string plan_text(const Selection& s) {
   std::vector<std::string> parts;
   auto choice = [&](const PhaseChoice& c) {
     if (c.backend == kNoBackend) return std::string("none");
     if (c.origin == ChoiceOrigin::rewritten && c.requested != kNoBackend && c.requested != c.backend)
-      return fmt::format("{} (SGLang replaces {})", s.name(c.backend), s.name(c.requested));
+      return fmt::format("{} ({} replaces {})", s.name(c.backend), s.matrix->info().title, s.name(c.requested));
     return s.name(c.backend);
   };
   for (const auto& sp : s.slots) {
@@ -103,7 +110,7 @@ std::string plan_text(const Selection& s) {
   }
   if (s.matrix->info().paged_kv_cache) {  // diffusion has no paged KV cache
     std::string page = fmt::format("page size {}", s.page.page_size);
-    if (s.page.origin == PageOrigin::sglang_rewrite) page += " (set by SGLang)";
+    if (s.page.origin == PageOrigin::sglang_rewrite) page += " (set by " + s.matrix->info().title + ")";
     else if (s.page.origin == PageOrigin::planned) page += " (chosen by attnsel)";
     parts.push_back(page);
     parts.push_back(fmt::format("KV cache {}", name_of(s.kv_cache_dtype)));
@@ -134,7 +141,7 @@ json diagnostic_json(const CheckDiagnostic& d) {
   return j;
 }
 
-// The object render_json would give, for a command SGLang would reject before selecting.
+// The object render_json would give, for a command the engine would reject before selecting.
 json unplanned_json(const CommandCheck& c) {
   const DeviceInfo& d = c.target.device;
   const ModelTraits& m = c.model;
@@ -236,7 +243,7 @@ std::string text_block(const CommandCheck* begin, const CommandCheck* end, const
     for (const auto* list : {&c.errors, &c.warnings, &c.notes})
       for (const auto& d : *list) out += line_of(cmd, d, "    ");
     if (v == Verdict::error) {
-      out += fmt::format("    {}\n", st.red("SGLang would not start as written"));
+      out += fmt::format("    {}\n", st.red(engine_title(c) + " would not start as written"));
     } else if (c.selection && c.selection->ok()) {
       out += fmt::format("    {}  {}\n", st.bold("runs "), plan_text(*c.selection));
       out += fmt::format("    {}  {}\n", st.bold("flags"), join_words(c.selection->flags()));
@@ -546,7 +553,7 @@ std::unique_ptr<CheckWriter> make_check_writer(CheckFormat format, std::ostream&
 }
 
 std::string render_check_text(const std::vector<CommandCheck>& checks, const RenderOptions& o) {
-  if (checks.empty()) return "no SGLang launch command found\n";
+  if (checks.empty()) return "no launch command found\n";
   std::ostringstream out;
   auto writer = make_check_writer(CheckFormat::text, out, o);
   writer->command(checks, nullptr);

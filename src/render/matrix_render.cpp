@@ -88,6 +88,29 @@ std::string table(const std::vector<Row>& rows, bool markdown) {
   return out;
 }
 
+json int_match_json(const IntMatch& im) {
+  json out = json::array();
+  for (int v : im.values) out.push_back(v);
+  for (const IntRange& r : im.ranges) {
+    json o = json::object();
+    if (r.min) o["min"] = *r.min;
+    if (r.max) o["max"] = *r.max;
+    if (r.multiple_of != 1) o["multiple_of"] = r.multiple_of;
+    out.push_back(o);
+  }
+  return out.size() == 1 && !im.ranges.empty() ? out[0] : out;
+}
+
+json page_support_json(const PageSupport& p) {
+  switch (p.mode) {
+    case PageMode::fixed: return json(p.sizes);
+    case PageMode::multiple: return json{{"multiple_of", p.multiple_of}};
+    case PageMode::any: return "any";
+    case PageMode::emulated: break;
+  }
+  return "emulated";
+}
+
 json condition_json(const Condition& c, const Matrix& m);
 
 json backends_json(const BackendSet& set, const Matrix& m) {
@@ -116,13 +139,7 @@ json condition_json(const Condition& c, const Matrix& m) {
   if (c.fields & Condition::f_cc) j["cc"] = ranges_json(c.cc);
   if (c.fields & Condition::f_cuda) j["cuda"] = ranges_json(c.cuda);
   if (c.fields & Condition::f_kv_dtype) j["kv_dtype"] = names(c.kv_dtype, kKvDtypeCount);
-  auto ints = [](const IntMatch& im) {
-    if (!im.values.empty()) return json(im.values);
-    json r = json::object();
-    if (im.min) r["min"] = *im.min;
-    if (im.max) r["max"] = *im.max;
-    return r;
-  };
+  auto ints = [](const IntMatch& im) { return int_match_json(im); };
   if (c.fields & Condition::f_topk) j["topk"] = ints(c.topk);
   if (c.fields & Condition::f_page_size) j["page_size"] = ints(c.page_size);
   if (c.fields & Condition::f_page_size_explicit) j["page_size_explicit"] = c.page_size_explicit;
@@ -173,11 +190,11 @@ json matrix_json(const Matrix& m) {
                    {"compute_capability", ranges_json(c.compute_capability)},
                    {"min_cuda", c.min_cuda ? json(to_string(*c.min_cuda)) : json(nullptr)},
                    {"phases", names(c.phases, kPhaseCount)},
-                   {"page_size", c.page_size.mode == PageMode::fixed ? json(c.page_size.sizes)
-                                 : json(c.page_size.mode == PageMode::any ? "any" : "emulated")},
+                   {"page_size", page_support_json(c.page_size)},
                    {"kv_dtypes", names(c.kv_dtypes, kKvDtypeCount)},
                    {"speculative", std::string(name_of(c.speculative))},
                    {"source", c.source}};
+        if (!c.head_sizes.empty()) jc["head_sizes"] = int_match_json(c.head_sizes);
         for (int f = 0; f < kFeatureCount; ++f) jc[std::string(name_of(static_cast<Feature>(f)))] = c.features[f];
         cells.push_back(jc);
       }
@@ -197,6 +214,11 @@ json matrix_json(const Matrix& m) {
     for (const auto& e : m.selection())
       j["selection"].push_back({{"id", e.info.id}, {"slot", m.slot(e.slot).name}, {"phases", names(e.phases, kPhaseCount)},
                                 {"when", condition_json(e.when, m)}, {"backend", m.backend(e.backend).name},
+                                {"backends", [&] {
+                                   json list = json::array();
+                                   for (BackendId b : e.backends) list.push_back(m.backend(b).name);
+                                   return list;
+                                 }()},
                                 {"message", e.info.message},
                                 {"source", e.info.source}});
     return j;

@@ -83,6 +83,7 @@ Diagnostic Selection::describe(const Finding& f) const {
         if (c.dtypes.contains(static_cast<ComputeDtype>(i))) names.emplace_back(name_of(static_cast<ComputeDtype>(i)));
       return fmt::format("{}", fmt::join(names, ", "));
     }
+    if (rule == &m.builtin(BuiltinRule::head_size)) return detail::describe_int_match(c.head_sizes);
     if (rule == &m.builtin(BuiltinRule::compute_capability) || rule == &m.builtin(BuiltinRule::unknown_device))
       return detail::describe_cc_ranges(c.compute_capability);
     if (rule == &m.builtin(BuiltinRule::cuda)) return c.min_cuda ? to_string(*c.min_cuda) : "any";

@@ -21,24 +21,25 @@ struct Style {
   std::string yellow(std::string_view s) const { return on ? fmt::format("\033[33m{}\033[0m", s) : std::string(s); }
 };
 
-std::string origin_phrase(ChoiceOrigin o) {
+std::string origin_phrase(ChoiceOrigin o, const std::string& engine) {
   switch (o) {
     case ChoiceOrigin::explicit_flag: return "as requested";
-    case ChoiceOrigin::sglang_auto: return "SGLang's automatic choice";
-    case ChoiceOrigin::attnsel_auto: return "chosen by attnsel (SGLang's own choice fails here)";
+    case ChoiceOrigin::sglang_auto: return engine + "'s automatic choice";
+    case ChoiceOrigin::attnsel_auto: return "chosen by attnsel (" + engine + "'s own choice fails here)";
     case ChoiceOrigin::slot_default: return "the flag's default";
-    case ChoiceOrigin::rewritten: return "SGLang's silent replacement";
+    case ChoiceOrigin::rewritten: return engine + "'s silent replacement";
   }
   return "";
 }
 
-std::string page_phrase(const PagePlan& p) {
+std::string page_phrase(const PagePlan& p, const std::string& engine) {
   switch (p.origin) {
     case PageOrigin::requested: return "as requested";
-    case PageOrigin::sglang_default: return "SGLang's default";
+    case PageOrigin::sglang_default: return engine + "'s default";
     case PageOrigin::sglang_rewrite:
-      return p.requested ? fmt::format("SGLang changes --page-size {} to this", *p.requested) : "set by SGLang for this backend";
-    case PageOrigin::planned: return "chosen by attnsel: SGLang would not set it";
+      return p.requested ? fmt::format("{} changes the requested {} to this", engine, *p.requested)
+                         : "set by " + engine + " for this backend";
+    case PageOrigin::planned: return "chosen by attnsel: " + engine + " would not set it";
   }
   return "";
 }
@@ -122,21 +123,21 @@ std::string render_text(const Selection& s, const RenderOptions& o) {
     const PhaseChoice& dec = sp.phase[1];
     if (pre.backend == dec.backend && pre.origin == dec.origin) {
       out += fmt::format("  {:<12} {:<34} {} · {}\n", slot.title, backend_label(s, pre.backend),
-                         slot.phased ? "prefill + decode" : "every forward pass", origin_phrase(pre.origin));
+                         slot.phased ? "prefill + decode" : "every forward pass", origin_phrase(pre.origin, s.matrix->info().title));
     } else {
-      out += fmt::format("  {:<12} {:<34} prefill · {}\n", slot.title, backend_label(s, pre.backend), origin_phrase(pre.origin));
-      out += fmt::format("  {:<12} {:<34} decode · {}\n", "", backend_label(s, dec.backend), origin_phrase(dec.origin));
+      out += fmt::format("  {:<12} {:<34} prefill · {}\n", slot.title, backend_label(s, pre.backend), origin_phrase(pre.origin, s.matrix->info().title));
+      out += fmt::format("  {:<12} {:<34} decode · {}\n", "", backend_label(s, dec.backend), origin_phrase(dec.origin, s.matrix->info().title));
     }
   }
   if (!s.slots.empty() && s.matrix->info().paged_kv_cache) {
     std::vector<std::string> how;
     for (const auto& c : s.page.constraints) {
-      if (c.support->mode != PageMode::fixed) continue;
+      if (c.support->mode != PageMode::fixed && c.support->mode != PageMode::multiple) continue;
       how.push_back(fmt::format("{} needs {}", s.name(c.backend), detail::describe_page_support(*c.support)));
     }
     std::sort(how.begin(), how.end());
     how.erase(std::unique(how.begin(), how.end()), how.end());
-    out += fmt::format("  {:<12} {:<34} {}{}\n", "page size", s.page.page_size, page_phrase(s.page),
+    out += fmt::format("  {:<12} {:<34} {}{}\n", "page size", s.page.page_size, page_phrase(s.page, s.matrix->info().title),
                        how.empty() ? "; any size works" : fmt::format("; {}", fmt::join(how, ", ")));
     out += fmt::format("  {:<12} {:<34} {}\n", "KV cache", name_of(s.kv_cache_dtype),
                        s.kv_cache_dtype != s.request.kv_cache_dtype ? "resolved from auto"
@@ -272,6 +273,7 @@ std::string render_json(const Selection& s, int indent) {
         case PageMode::any: jc["mode"] = "any"; break;
         case PageMode::emulated: jc["mode"] = "emulated"; break;
         case PageMode::fixed: jc["mode"] = "fixed"; jc["sizes"] = c.support->sizes; break;
+        case PageMode::multiple: jc["mode"] = "multiple"; jc["multiple_of"] = c.support->multiple_of; break;
       }
       constraints.push_back(jc);
     }
@@ -346,16 +348,17 @@ std::string render_explain(const Selection& s, const RenderOptions& o) {
                            s.name(t.backend));
         break;
       case TraceStep::Kind::slot_default:
-        out += fmt::format("   no flag given{}: SGLang uses the default, {}\n", phase, s.name(t.backend));
+        out += fmt::format("   no flag given{}: {} uses the default, {}\n", phase, s.matrix->info().title, s.name(t.backend));
         break;
       case TraceStep::Kind::rewrite:
-        out += fmt::format("   SGLang silently runs {}{} instead: {}\n", s.name(t.backend), phase, t.rule->message);
+        out += fmt::format("   {} silently runs {}{} instead: {}\n", s.matrix->info().title, s.name(t.backend), phase,
+                           t.rule->message);
         break;
       default: break;
     }
   }
   step("The page size");
-  out += fmt::format("   {} ({})\n", s.page.page_size, page_phrase(s.page));
+  out += fmt::format("   {} ({})\n", s.page.page_size, page_phrase(s.page, s.matrix->info().title));
   for (const auto& c : s.page.constraints)
     out += fmt::format("   - {} {}: {}\n", s.name(c.backend), name_of(c.phase), detail::describe_page_support(*c.support));
   if (s.page.rewrite_rule) out += fmt::format("   rule {}: {}\n", s.page.rewrite_rule->id, s.page.rewrite_rule->source);

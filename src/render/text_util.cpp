@@ -28,10 +28,27 @@ std::string describe_cc_ranges(const std::vector<VersionRange>& ranges) {
   return fmt::format("{} or {}", fmt::join(parts, ", "), last);
 }
 
+std::string describe_int_match(const IntMatch& m) {
+  std::vector<std::string> parts;
+  for (int v : m.values) parts.push_back(std::to_string(v));
+  for (const IntRange& r : m.ranges) {
+    std::string text = r.multiple_of != 1 ? fmt::format("a multiple of {}", r.multiple_of) : std::string("any");
+    if (r.min) text += fmt::format(" from {}", *r.min);
+    if (r.max) text += fmt::format(" below {}", *r.max);
+    parts.push_back(text);
+  }
+  if (parts.empty()) return "any";
+  if (parts.size() == 1) return parts[0];
+  std::string last = parts.back();
+  parts.pop_back();
+  return fmt::format("{} or {}", fmt::join(parts, ", "), last);
+}
+
 std::string describe_page_support(const PageSupport& p) {
   switch (p.mode) {
     case PageMode::any: return "any (native paging)";
     case PageMode::emulated: return "any (emulated)";
+    case PageMode::multiple: return fmt::format("a multiple of {}", p.multiple_of);
     case PageMode::fixed: break;
   }
   if (p.sizes.size() == 1) return std::to_string(p.sizes[0]);

@@ -14,6 +14,8 @@ namespace attnsel::detail {
 std::string describe_cc_ranges(const std::vector<VersionRange>& ranges);
 // "any (native)", "any (emulated)", "64", "32 or 64".
 std::string describe_page_support(const PageSupport& p);
+// "64, 128 or 256", "a multiple of 8 below 257".
+std::string describe_int_match(const IntMatch& m);
 // "sm90 (H100)", "gfx942", "unknown GPU".
 std::string describe_gpu(const DeviceInfo& d);
 std::string kind_title(AttentionKind k);

@@ -161,11 +161,17 @@ std::optional<std::vector<std::string>> detect_packages(const Matrix& m) {
   return found;
 }
 
+Request finish_request(Request out, const Request& r, const SelectArgs& a);
+
 // The engine's launch flags as the engine would read them, onto a request that has the model.
 Request with_engine_flags(Request r, const SelectArgs& a, const std::shared_ptr<const Matrix>& matrix,
                           const Catalog& catalog, const LaunchCommand& flags) {
   auto profile = builtin_profile(matrix->info().engine);
-  if (!profile) throw Failure{kUsage, profile.error().describe()};
+  // A matrix of an engine attnsel has no profile for (--matrix) takes no engine flags.
+  if (!profile && !flags.args.empty())
+    throw Failure{kUsage, fmt::format("{}: the launch flags {} need the engine's profile", profile.error().describe(),
+                                      fmt::join(flags.args, " "))};
+  if (!profile) return finish_request(r, r, a);
   const Grammar* grammar = (*profile)->grammar("", a.matrix.release.value_or(""));
   if (!grammar) throw Failure{kUsage, fmt::format("the {} profile has no launch grammar", (*profile)->engine)};
   CheckOptions options;
@@ -185,7 +191,11 @@ Request with_engine_flags(Request r, const SelectArgs& a, const std::shared_ptr<
     else if (d.diagnostic.rule != "check.model-assumed") std::cerr << fmt::format("note: {}{}\n", where, d.diagnostic.message);
   }
   if (!errors.empty()) throw Failure{kUsage, errors.substr(0, errors.size() - 1)};
-  Request out = prepared.request;
+  return finish_request(prepared.request, r, a);
+}
+
+// attnsel's own options over a request read from the engine's flags (`from`).
+Request finish_request(Request out, const Request& r, const SelectArgs& a) {
   out.model = r.model;
   out.model.sliding_window |= a.sliding_window;
   out.model.multimodal |= a.multimodal;
