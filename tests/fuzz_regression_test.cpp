@@ -22,7 +22,7 @@ struct Named {
 const Named kTargets[] = {
     {"matrix_loader", attnsel::fuzz::matrix_loader}, {"launch", attnsel::fuzz::launch_commands},
     {"config", attnsel::fuzz::model_config},         {"gpu_name", attnsel::fuzz::gpu_name},
-    {"select", attnsel::fuzz::selection},
+    {"select", attnsel::fuzz::selection},             {"check_file", attnsel::fuzz::check_file},
     {"backend_config", attnsel::fuzz::backend_config}, {"yaml_budget", attnsel::fuzz::yaml_budget},
 };
 
@@ -73,6 +73,7 @@ TEST(FuzzRegressions, SeedsReplayCleanly) {
     for (char format = 0; format < 10; ++format) {
       const std::string bytes = std::string(1, format) + read(entry.path());
       attnsel::fuzz::launch_commands(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+      attnsel::fuzz::check_file(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
     }
   }
 }

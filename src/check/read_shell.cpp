@@ -194,6 +194,7 @@ bool record_assignments(const SimpleCommand& command, const Source* src, std::si
   for (std::size_t j = k; j < command.size(); ++j) {
     const Word& w = command[j];
     const std::size_t eq = w.text.find('=');
+    if (eq == npos) continue;  // `export NAME` among assignments: declared, not set
     const bool append = eq > 0 && w.text[eq - 1] == '+';
     const std::string name = w.text.substr(0, append ? eq - 1 : eq);
     auto line_of = [&](std::size_t at) { return src ? src->lines.line_at(at + shift) : fallback_line; };
