@@ -166,5 +166,48 @@ TEST(LaunchArgs, ConfigFileMergesBeforeLaterFlags) {
   EXPECT_EQ(parse({"--weights", "m", "--config", "x.yaml"}).findings[0].severity, Severity::info);
 }
 
+// A FlexibleArgumentParser-style grammar (underscore_dashes, dotted_keys) and bindings that read a
+// key of a JSON flag, upper-case the value, and take "auto" as not given.
+ParsedArgs parse_flex(std::vector<std::string> args) {
+  LaunchCommand c = command(std::move(args));
+  c.grammar = "flex";
+  return parse_launch_args(c, *toy()->grammar("flex"), ParseOptions{});
+}
+
+TEST(LaunchArgs, DottedKeysUnderscoresAndKeyBindings) {
+  {
+    const ParsedArgs p = parse_flex({"--max_len", "8", "-kc.name", "fast"});
+    EXPECT_EQ(rules(p), Rules{});
+    ASSERT_NE(p.value("attention.all"), nullptr);
+    EXPECT_EQ(p.value("attention.all")->text, "FAST");
+  }
+  {
+    // A dotted key wins over a whole JSON value given later; the last dotted key wins.
+    const ParsedArgs p = parse_flex({"--kernel-config.name=slow", "--kernel-config", R"({"name": "turbo"})", "-kc.name", "fast"});
+    ASSERT_NE(p.value("attention.all"), nullptr);
+    EXPECT_EQ(p.value("attention.all")->text, "FAST");
+    EXPECT_TRUE(p.unbound().empty());
+  }
+  {
+    const ParsedArgs p = parse_flex({"--kernel-config", R"({"name": "turbo", "splits": 4})"});
+    ASSERT_NE(p.value("attention.all"), nullptr);
+    EXPECT_EQ(p.value("attention.all")->text, "TURBO");
+  }
+  {
+    // "auto" means automatic: the field is not given. So is a JSON value without the key.
+    EXPECT_EQ(parse_flex({"-kc.name", "auto"}).value("attention.all"), nullptr);
+    EXPECT_EQ(parse_flex({"--kernel-config", R"({"splits": 4})"}).value("attention.all"), nullptr);
+    EXPECT_EQ(parse_flex({"--engine-kernel", "Auto"}).value("attention.prefill"), nullptr);
+    EXPECT_EQ(parse_flex({"--engine-kernel", "fast"}).value("attention.prefill")->text, "FAST");
+  }
+  // Underscores are dashes only before the first '.' or '='; a dotted key of a flag that is not
+  // there stays unknown, and a dotted key needs its value.
+  EXPECT_EQ(rules(parse_flex({"--max_len=8"})), Rules{});
+  EXPECT_EQ(rules(parse_flex({"--nope.key", "1"})), Rules{"args.unknown --nope.key"});
+  EXPECT_EQ(rules(parse_flex({"-kc.name"})), Rules{"args.missing-value -kc.name"});
+  // The ordinary grammar has neither: the underscore spelling is unknown there.
+  EXPECT_EQ(rules(parse({"--weights", "m", "--block_size", "16"}), Severity::error).size(), 1u);
+}
+
 }  // namespace
 }  // namespace attnsel

@@ -110,6 +110,9 @@ TEST(FindLaunchCommands, ShellScript) {
           {27, "python -m sglang.launch_server",
            {"--model", "meta-llama/Meta-Llama-3.1-8B-Instruct", "--attention-backend", "flashinfr"},
            same_line(27, 4)},
+          // vLLM is an engine of its own (data/engines/vllm): its launcher is found like SGLang's.
+          {30, "vllm serve", {"meta-llama/Meta-Llama-3.1-8B-Instruct", "--attention-backend", "FLASHINFER"},
+           same_line(30, 3)},
           {38, kLaunchServer,
            {"--model-path", "deepseek-ai/DeepSeek-R1", "--attention-backend", "flashmla", "--kv-cache-dtype",
             "fp8_e4m3"},
@@ -140,6 +143,7 @@ TEST(FindLaunchCommands, Dockerfile) {
            {"--model-path", "deepseek-ai/DeepSeek-V2-Lite", "--attention-backend", "cutlass_mla", "--kv-cache-dtype",
             "fp8_e4m3"},
            same_line(30, 6)},
+          {34, "vllm serve", {"meta-llama/Meta-Llama-3.1-8B-Instruct"}, same_line(34, 1)},
       },
       "Dockerfile", text);
 }
@@ -203,6 +207,7 @@ TEST(FindLaunchCommands, Markdown) {
            {"--model", "meta-llama/Meta-Llama-3.1-8B-Instruct", "--attention-backend", "flashinfr"},
            same_line(27, 4)},
           {32, kLaunchServer, {"--attention-backend", "fa3"}, same_line(32, 2)},  // ```python: subprocess.run([...])
+          {36, "vllm serve", {"meta-llama/Meta-Llama-3.1-8B-Instruct"}, same_line(36, 1)},
           {44, kLaunchServer, {"--attention-backend", "cutlass_mla", "--kv-cache-dtype", "fp8_e4m3"},
            same_line(44, 4)},
       },
@@ -427,7 +432,7 @@ TEST(ShellTokenising, NotLaunches) {
       "python3 script.py -m sglang.launch_server\n"
       "python3 -c 'import sglang' -m sglang.launch_server\n"
       "python3 -m sglang.bench_one_batch --attention-backend fa3\n"
-      "vllm serve x; sglang version; sglang-router --help\n"
+      "vllm bench x; sglang version; sglang-router --help\n"
       "printf '%s' python3 -m sglang.launch_server\n"
       "grep -r 'sglang serve' .\n"
       "bash run_sglang.sh --attention-backend fa3\n",
@@ -586,11 +591,15 @@ TEST(LaunchCommandFromArgv, LauncherFlagsAndOneString) {
   EXPECT_EQ(cmd.launcher, "python -m sglang.launch_server");
 }
 
-TEST(LaunchCommandFromArgv, NotSglangIsAnError) {
-  Result<LaunchCommand> cmd = launch_command_from_argv({"vllm", "serve", "x"});
+TEST(LaunchCommandFromArgv, NotAnEngineIsAnError) {
+  Result<LaunchCommand> cmd = launch_command_from_argv({"text-generation-launcher", "--model-id", "x"});
   ASSERT_FALSE(cmd.ok());
   EXPECT_EQ(cmd.error().code, ErrorCode::invalid_argument);
-  EXPECT_EQ(cmd.error().where, "vllm");
+  EXPECT_EQ(cmd.error().where, "text-generation-launcher");
+  Result<LaunchCommand> vllm = launch_command_from_argv({"vllm", "serve", "x", "-tp", "2"});
+  ASSERT_TRUE(vllm.ok());
+  EXPECT_EQ(vllm->engine, "vllm");
+  EXPECT_EQ(vllm->launcher, "vllm serve");
   EXPECT_FALSE(launch_command_from_argv({}).ok());
   EXPECT_EQ(launch_command_from_argv({"python3 -m sglang.launch_server --model-path 'x"}).error().code,
             ErrorCode::parse_error);

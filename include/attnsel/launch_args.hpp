@@ -49,6 +49,8 @@ struct ParsedArgs {
     int line = 0;
     std::vector<ArgValue> values;  // empty for flags that take none
     std::string origin;            // the config file it came from, "" for the command
+    std::string key;               // a dotted key of a JSON flag (`-ac.backend X`: "backend"); "" else
+    bool unset = false;            // the value means "not given" (the binding's `unset`, "auto")
   };
   const Grammar* grammar = nullptr;
   std::vector<Given> given;  // in the order the engine sees them (config file first)
@@ -58,6 +60,9 @@ struct ParsedArgs {
   bool open_ended = false;
   int open_ended_line = 0;
   bool exits_early = false;  // a help or version flag: the engine prints and exits without launching
+  // Fields read from keys of JSON flags: the last dotted key given, else the key of the last
+  // JSON object given (FlexibleArgumentParser applies dotted keys after the whole values).
+  std::vector<std::pair<std::string, ArgValue>> keyed;
 
   // The last value given for a request field (argparse keeps the last), or null.
   const ArgValue* value(std::string_view field) const;

@@ -53,6 +53,14 @@ struct GrammarFlag {
   std::string replacement;   // what to write instead, for deprecated and removed flags
   int line = 0;        // where the engine declares it (in the grammar's source)
   std::string field;   // the request field it sets (the profile's bindings); "" when none
+  // Request fields read from keys of its JSON value (`--attention-config '{"backend": X}'`, and
+  // with dotted keys `-ac.backend X`).
+  struct KeyField {
+    std::string key, field;
+  };
+  std::vector<KeyField> key_fields;
+  bool upper_case = false;                  // the engine reads the bound value case-insensitively, as upper case
+  std::vector<std::string> unset_values;    // bound values that mean "not given" ("auto"), compared after case
   bool takes_values() const { return nargs_max > 0; }
 };
 
@@ -67,6 +75,10 @@ struct Grammar {
   bool complete = true;
   std::string config_flag;   // loads a YAML file whose keys are flag names; "" when none
   std::string config_merge;  // how that file merges with the command line, for people
+  // vLLM's FlexibleArgumentParser: `--max_model_len` is `--max-model-len` (underscores before the
+  // first '.' or '='), and `--json-flag.key VALUE` sets one key of a JSON flag.
+  bool underscore_dashes = false;
+  bool dotted_keys = false;
   std::vector<GrammarFlag> flags;
 
   const GrammarFlag* exact(std::string_view option) const;

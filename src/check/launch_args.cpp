@@ -125,6 +125,7 @@ class Parser {
     expand_config(tokens);
     parse(tokens);
     if (cmd_.launcher != "flags") required();
+    bound_values();
     return std::move(out_);
   }
 
@@ -283,10 +284,102 @@ class Parser {
     }
   }
 
+  // The flag an option string names, exactly or (allow_abbrev) by a unique prefix; null otherwise.
+  const GrammarFlag* resolve(const std::string& name) const {
+    if (const GrammarFlag* f = g_.exact(name)) return f;
+    if (!g_.allow_abbrev || !starts_with(name, "--")) return nullptr;
+    const std::vector<const GrammarFlag*> matches = g_.prefixed(name);
+    return matches.size() == 1 ? matches.front() : nullptr;
+  }
+
+  // `--attention-config.backend X`, `-ac.backend=X`: one key of a JSON flag (dotted_keys). The
+  // value is JSON when it parses and text otherwise, so it is not type-checked here.
+  std::optional<std::size_t> dotted(const std::vector<Token>& tokens, std::size_t i, const std::string& name) {
+    const std::size_t dot = name.find('.'), eq = name.find('=');
+    if (!g_.dotted_keys || dot == std::string::npos || (eq != std::string::npos && eq < dot) || dot + 1 == name.size())
+      return std::nullopt;
+    const std::string head = name.substr(0, dot);
+    const GrammarFlag* flag = resolve(head);
+    if (!flag || !flag->takes_values()) return std::nullopt;
+    const Token& t = tokens[i];
+    ParsedArgs::Given given{flag, head, t.line, {}, t.origin};
+    given.key = name.substr(dot + 1, eq == std::string::npos ? std::string::npos : eq - dot - 1);
+    std::size_t next = i + 1;
+    if (eq != std::string::npos) {
+      const std::string value = name.substr(eq + 1);
+      given.values.push_back(ArgValue{value, head, t.line, expands(value) ? WordShape::value : WordShape::literal, t.origin});
+    } else if (next < tokens.size() && !optional_like(tokens[next])) {
+      given.values.push_back(ArgValue{tokens[next].text, head, t.line, tokens[next].shape, tokens[next].origin});
+      ++next;
+    } else {
+      add("args.missing-value", Severity::error, exits(fmt::format("argument {}: expected one argument", name)), t, name);
+      return next;
+    }
+    out_.given.push_back(std::move(given));
+    return next;
+  }
+
+  // What the bindings read: keys of JSON values, case, and values that mean "not given".
+  void bound_values() {
+    struct Found {
+      ArgValue value;
+      bool dotted = false;
+    };
+    std::vector<std::pair<std::string, Found>> found;
+    for (ParsedArgs::Given& g : out_.given) {
+      const GrammarFlag& f = *g.flag;
+      auto upper = [&](std::string text) {
+        if (f.upper_case) std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::toupper(c); });
+        return text;
+      };
+      if (!f.field.empty() && g.key.empty())
+        for (ArgValue& v : g.values)
+          if (v.known()) v.text = upper(v.text);
+      auto unset = [&](const std::string& text) {
+        return std::find(f.unset_values.begin(), f.unset_values.end(), text) != f.unset_values.end();
+      };
+      if (!f.field.empty() && g.key.empty() && !g.values.empty()) g.unset = unset(g.values.back().text);
+      for (const GrammarFlag::KeyField& k : f.key_fields) {
+        if (g.values.empty()) continue;
+        const ArgValue& v = g.values.back();
+        if (!g.key.empty()) {
+          if (g.key != k.key) continue;
+          ArgValue keyed = v;
+          if (keyed.known()) keyed.text = upper(keyed.text);
+          found.push_back({k.field, {keyed, true}});
+          continue;
+        }
+        if (!v.known()) continue;
+        const auto doc = nlohmann::json::parse(v.text, nullptr, /*allow_exceptions=*/false);
+        if (!doc.is_object() || !doc.contains(k.key)) continue;
+        const auto& item = doc[k.key];
+        const std::string text = upper(item.is_string() ? item.get<std::string>() : item.dump());
+        found.push_back({k.field, {ArgValue{text, v.flag, v.line, WordShape::literal, v.origin}, false}});
+      }
+    }
+    // Per field: the last dotted key, else the last whole value; a value that means "not given" drops it.
+    for (bool dotted_pass : {true, false})
+      for (auto it = found.rbegin(); it != found.rend(); ++it) {
+        if (it->second.dotted != dotted_pass) continue;
+        const bool seen = std::any_of(out_.keyed.begin(), out_.keyed.end(), [&](const auto& e) { return e.first == it->first; });
+        if (!seen) out_.keyed.emplace_back(it->first, it->second.value);
+      }
+    for (auto it = out_.keyed.begin(); it != out_.keyed.end();) {
+      const GrammarFlag* f = g_.exact(it->second.flag);
+      const bool drop = f && std::find(f->unset_values.begin(), f->unset_values.end(), it->second.text) != f->unset_values.end();
+      it = drop ? out_.keyed.erase(it) : it + 1;
+    }
+  }
+
   // One option at tokens[i] with its values; returns the index after them.
   std::size_t option(const std::vector<Token>& tokens, std::size_t i) {
     const Token& t = tokens[i];
     std::string name = t.text;
+    if (g_.underscore_dashes && starts_with(name, "--")) {
+      const std::size_t end = std::min(name.find_first_of(".="), name.size());
+      std::replace(name.begin() + 2, name.begin() + static_cast<std::ptrdiff_t>(end), '_', '-');
+    }
+    if (auto next = dotted(tokens, i, name)) return *next;
     std::optional<std::string> explicit_value;
     const GrammarFlag* flag = g_.exact(name);
     if (!flag && starts_with(name, "--") && name.find('=') != std::string::npos) {
@@ -464,8 +557,10 @@ class Parser {
 }  // namespace
 
 const ArgValue* ParsedArgs::value(std::string_view field) const {
+  for (const auto& [name, v] : keyed)
+    if (name == field) return &v;
   for (auto it = given.rbegin(); it != given.rend(); ++it)
-    if (it->flag->field == field && !it->values.empty()) return &it->values.back();
+    if (it->flag->field == field && it->key.empty() && !it->values.empty()) return it->unset ? nullptr : &it->values.back();
   if (field == "model" && positional_model) return &*positional_model;
   return nullptr;
 }
@@ -479,7 +574,8 @@ const ParsedArgs::Given* ParsedArgs::flag(std::string_view field) const {
 std::vector<std::string> ParsedArgs::unbound() const {
   std::vector<std::string> out;
   for (const Given& g : given)
-    if (g.flag->field.empty() && std::find(out.begin(), out.end(), g.flag->names.front()) == out.end())
+    if (g.flag->field.empty() && g.flag->key_fields.empty() &&
+        std::find(out.begin(), out.end(), g.flag->names.front()) == out.end())
       out.push_back(g.flag->names.front());
   return out;
 }

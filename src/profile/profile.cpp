@@ -143,6 +143,8 @@ Grammar read_grammar(const json& j, std::string name, std::string since, const s
   r.get("prog");
   g.allow_abbrev = r.boolean("allow_abbrev", true);
   g.complete = r.boolean("complete", true);
+  g.underscore_dashes = r.boolean("underscore_dashes", false);
+  g.dotted_keys = r.boolean("dotted_keys", false);
   if (const json* c = r.get("config_flag"); c && !c->is_null()) g.config_flag = detail::expect_string(*c, r.child("config_flag"));
   if (const json* c = r.get("config_merge"); c && !c->is_null()) g.config_merge = detail::expect_string(*c, r.child("config_merge"));
   const json& flags = r.require("flags");
@@ -211,6 +213,9 @@ SpeculativeDefaults read_speculative(const json& j) {
 struct Binding {
   std::vector<std::string> flags;
   std::string field;
+  std::string key;                        // a key of the flag's JSON value; "" for the value itself
+  bool upper_case = false;                // "case": "upper"
+  std::vector<std::string> unset_values;  // "unset": values that mean the flag is not given
 };
 
 EngineProfile read_profile(const json& j, const std::string& origin, const ProfileFileReader& read_file) {
@@ -233,8 +238,15 @@ EngineProfile read_profile(const json& j, const std::string& origin, const Profi
     if (!b->is_array()) detail::fail("/bindings", "expected an array");
     for (std::size_t i = 0; i < b->size(); ++i) {
       ObjectReader br((*b)[i], fmt::format("/bindings/{}", i));
-      bindings.push_back(Binding{br.strings("flags"), br.string("field")});
+      Binding binding{br.strings("flags"), br.string("field")};
+      binding.key = br.optional_string("key").value_or("");
+      if (auto c = br.optional_string("case")) {
+        if (*c != "upper") detail::fail(br.child("case"), fmt::format("unknown case '{}'; valid: upper", *c));
+        binding.upper_case = true;
+      }
+      binding.unset_values = br.strings("unset");
       br.finish();
+      bindings.push_back(std::move(binding));
     }
   }
   if (const json* v = r.get("vocabularies")) {
@@ -301,8 +313,15 @@ EngineProfile read_profile(const json& j, const std::string& origin, const Profi
   // flags of their own); each grammar binds what it has.
   for (Grammar& g : p.grammars)
     for (const Binding& b : bindings)
-      for (const std::string& name : b.flags)
-        if (const GrammarFlag* f = g.exact(name)) g.flags[static_cast<std::size_t>(f - g.flags.data())].field = b.field;
+      for (const std::string& name : b.flags) {
+        const GrammarFlag* found = g.exact(name);
+        if (!found) continue;
+        GrammarFlag& f = g.flags[static_cast<std::size_t>(found - g.flags.data())];
+        if (b.key.empty()) f.field = b.field;
+        else f.key_fields.push_back({b.key, b.field});
+        f.upper_case = f.upper_case || b.upper_case;
+        f.unset_values.insert(f.unset_values.end(), b.unset_values.begin(), b.unset_values.end());
+      }
   return p;
 }
 

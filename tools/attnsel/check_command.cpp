@@ -1,4 +1,4 @@
-// `attnsel check`: SGLang launch commands judged for target GPUs before anything is launched.
+// `attnsel check`: engine launch commands judged for target GPUs before anything is launched.
 //
 //   attnsel check --gpu sm90,sm100 [--cuda X.Y] [--strict] [--format text|json|github] [--model-kind K]
 //                 [--matrix FILE] -- python3 -m sglang.launch_server ...
@@ -184,11 +184,11 @@ int run_check(const CheckArgs& a, bool after_separator) {
   if (!gpu)
     if (const char* env = std::getenv("ATTNSEL_GPU"); env && *env) gpu = env;
   if (a.release && a.matrix)
-    throw Failure{kUsage, "--sglang-version chooses a built-in matrix; it cannot be combined with --matrix"};
+    throw Failure{kUsage, "--engine-version chooses a built-in matrix; it cannot be combined with --matrix"};
   std::optional<ReleaseVersion> release;
   if (a.release) {
     release = parse_release(*a.release);
-    if (!release) throw Failure{kUsage, "--sglang-version: expected a release like 0.5.3, got '" + *a.release + "'"};
+    if (!release) throw Failure{kUsage, "--engine-version: expected a release like 0.5.3, got '" + *a.release + "'"};
   }
 
   // Read and scan first: the files may name the GPU and the release.
@@ -197,7 +197,7 @@ int run_check(const CheckArgs& a, bool after_separator) {
   bool input_failed = false;
   std::size_t files = 0, files_with = 0, binary = 0;
   if (after_separator) {
-    if (a.inputs.empty()) throw Failure{kUsage, "nothing after --: give the SGLang launch command to check"};
+    if (a.inputs.empty()) throw Failure{kUsage, "nothing after --: give the launch command to check"};
     auto cmd = launch_command_from_argv(a.inputs);
     if (!cmd)
       throw Failure{kUsage, fmt::format("{}\nThe arguments after -- must be a launch command of an engine attnsel "
@@ -324,7 +324,7 @@ int run_check(const CheckArgs& a, bool after_separator) {
     const std::string eng = default_engine.empty() ? (*builtin_matrix())->info().engine : default_engine;
     auto m = builtin_matrix(eng, *r);
     if (!m) {
-      if (!from) throw Failure{kUsage, m.error().describe()};  // names --sglang-version itself
+      if (!from) throw Failure{kUsage, m.error().describe()};  // names --engine-version itself
       std::cerr << "attnsel: warning: " << hint_where(f->name, *from) << ": " << m.error().message
                 << "; checked against the newest matrix\n";
       release_warning = true;
@@ -332,7 +332,7 @@ int run_check(const CheckArgs& a, bool after_separator) {
     }
     if (auto newest = newest_known_release(eng); newest && *newest < *r) {
       std::cerr << "attnsel: warning: release " << key
-                << (from ? " from " + hint_where(f->name, *from) : std::string(" (--sglang-version)"))
+                << (from ? " from " + hint_where(f->name, *from) : std::string(" (--engine-version)"))
                 << " is newer than any matrix attnsel knows (newest: " << to_string(*newest)
                 << "); checked against the newest\n";
       release_warning = true;
@@ -373,7 +373,7 @@ int run_check(const CheckArgs& a, bool after_separator) {
     return n;
   }();
   if (!after_separator && commands == 0 && files > 0)
-    std::cerr << fmt::format("attnsel: warning: no SGLang launch command found in {} file{}{}\n", files,
+    std::cerr << fmt::format("attnsel: warning: no engine launch command found in {} file{}{}\n", files,
                              files == 1 ? "" : "s", binary ? fmt::format(" ({} binary skipped)", binary) : "");
   else if (!after_separator && a.format == "text" && (files > 1 || files_with < files))
     std::cerr << fmt::format("attnsel: read {} file{}, {} with launch commands{}\n", files, files == 1 ? "" : "s",
@@ -393,7 +393,7 @@ int run_check(const CheckArgs& a, bool after_separator) {
 Command add_check_command(CLI::App& app) {
   auto args = std::make_shared<CheckArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "check", "check SGLang launch commands (after --) or the scripts, Dockerfiles, compose/Kubernetes YAML and "
+      "check", "check SGLang and vLLM launch commands (after --) or the scripts, Dockerfiles, compose/Kubernetes YAML and "
                "Markdown that hold them, for target GPUs");
   cmd->add_option("--gpu", args->gpu,
                   "target GPUs, comma-separated: sm90,sm100, H100, B200, MI300X; npu (ascend), xpu, cpu, mps, rocm "
@@ -412,7 +412,7 @@ Command add_check_command(CLI::App& app) {
                   "a model attnsel cannot resolve is a note (default) or an error, for strict CI")
       ->check(CLI::IsMember({"note", "error"}));
   cmd->add_option("--matrix", args->matrix, "matrix JSON file (default: ATTNSEL_MATRIX, else the built-in one)");
-  cmd->add_option("--sglang-version", args->release,
+  cmd->add_option("--engine-version,--sglang-version,--vllm-version", args->release,
                   "the engine release to check against, e.g. 0.5.3 (default: the release the file names in an image "
                   "tag or a pinned pip install, else the newest matrix)");
   cmd->add_option("--stdin-filename", args->stdin_filename,

@@ -18,8 +18,9 @@ bool use_color() { return color_wanted(isatty(STDOUT_FILENO)); }
 
 void MatrixChoice::add_options(CLI::App& app) {
   app.add_option("--matrix", file, "matrix JSON file (default: ATTNSEL_MATRIX, else the built-in one)");
-  app.add_option("--engine", engine, "built-in matrix profile: sglang (default) or sglang-diffusion");
-  app.add_option("--sglang-version", release, "the engine release to check against, e.g. 0.5.3 (default: the newest matrix)");
+  app.add_option("--engine", engine, "built-in engine: sglang (default), sglang-diffusion or vllm");
+  app.add_option("--engine-version,--sglang-version,--vllm-version", release,
+                 "the engine release to check against, e.g. 0.5.3 or 0.27.1 (default: the newest matrix)");
 }
 
 std::shared_ptr<const Matrix> load_matrix_or_fail(const MatrixChoice& choice) {
@@ -27,7 +28,7 @@ std::shared_ptr<const Matrix> load_matrix_or_fail(const MatrixChoice& choice) {
   if (!path)
     if (const char* env = std::getenv("ATTNSEL_MATRIX"); env && *env) path = env;
   if (path) {
-    if (choice.release) throw Failure{kUsage, "--sglang-version chooses a built-in matrix; it cannot be combined with --matrix/ATTNSEL_MATRIX"};
+    if (choice.release) throw Failure{kUsage, "--engine-version chooses a built-in matrix; it cannot be combined with --matrix/ATTNSEL_MATRIX"};
     auto m = load_matrix_file(*path);
     if (!m) throw Failure{kUsage, "invalid matrix: " + m.error().describe()};
     return *m;
@@ -35,7 +36,7 @@ std::shared_ptr<const Matrix> load_matrix_or_fail(const MatrixChoice& choice) {
   std::optional<ReleaseVersion> release;
   if (choice.release) {
     release = parse_release(*choice.release);
-    if (!release) throw Failure{kUsage, "--sglang-version: expected a release like 0.5.3, got '" + *choice.release + "'"};
+    if (!release) throw Failure{kUsage, "--engine-version: expected a release like 0.5.3, got '" + *choice.release + "'"};
   }
   auto m = builtin_matrix(choice.engine, release);
   if (!m) throw Failure{kUsage, m.error().describe()};
