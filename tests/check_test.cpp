@@ -832,7 +832,7 @@ TEST(CheckRender, JsonOneObjectPerCommandAndGpu) {
   const auto checks = check_file("launch.sh", "sm90,sm100");
   const json j = json::parse(render_check_json(checks));
   ASSERT_TRUE(j.is_array());
-  ASSERT_EQ(j.size(), 14u);  // 7 commands x 2 GPUs
+  ASSERT_EQ(j.size(), 16u);  // 8 commands (7 SGLang, 1 vLLM) x 2 GPUs
   const json& bad = j[2];    // launch.sh:15 on sm90
   EXPECT_EQ(bad["file"], "launch.sh");
   EXPECT_EQ(bad["line"], 15);
@@ -888,7 +888,7 @@ TEST(CheckRender, TextNamesTheLineTheVerdictAndWhatRuns) {
                              "capability 10.x or 12.x; this GPU is sm90 (Hopper)  [cell.compute-capability]\n"));
   EXPECT_TRUE(contains(text, "    runs   attention trtllm_mla · page size 64 (set by SGLang) · KV cache auto\n"));
   EXPECT_TRUE(contains(text, "    flags  --attention-backend trtllm_mla --page-size 64\n"));
-  EXPECT_TRUE(contains(text, "7 commands checked for sm90, sm100: 6 failing, 3 with warnings, 5 clean\n"));
+  EXPECT_TRUE(contains(text, "8 commands checked for sm90, sm100: 6 failing, 3 with warnings, 7 clean\n"));
   EXPECT_EQ(text.find("\033["), std::string::npos);  // no colour unless asked
 }
 
@@ -987,10 +987,10 @@ TEST_F(CheckCli, Files) {
 }
 
 TEST_F(CheckCli, NoCommandInTheFilesIsAWarningNotAFailure) {
-  const std::string none = file("notes.md", "# nothing to launch\n\n```bash\nvllm serve x\n```\n");
+  const std::string none = file("notes.md", "# nothing to launch\n\n```bash\ntext-generation-launcher --model-id x\n```\n");
   const CliRun r = run("check --gpu sm90 '" + none + "'");
   EXPECT_EQ(r.code, 0);
-  EXPECT_TRUE(contains(r.err, "warning: no SGLang launch command found in 1 file"));
+  EXPECT_TRUE(contains(r.err, "warning: no engine launch command found in 1 file"));
   EXPECT_EQ(run("check --gpu sm90 --format json '" + none + "'").out, "[]\n");
 }
 
@@ -1002,7 +1002,7 @@ TEST_F(CheckCli, BadUsageAndUnreadableInputExitTwo) {
   EXPECT_EQ(run("check --gpu sm90 --model-kind moe launch.sh").code, 2);
   EXPECT_EQ(run("check --gpu sm90").code, 2);                                 // nothing to check
   EXPECT_EQ(run("check --gpu sm90 --").code, 2);                              // nothing after --
-  CliRun r = run("check --gpu sm90 -- vllm serve meta-llama/Meta-Llama-3.1-8B-Instruct");
+  CliRun r = run("check --gpu sm90 -- text-generation-launcher --model-id meta-llama/Meta-Llama-3.1-8B-Instruct");
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(contains(r.err, "does not start a known serving engine"));
   r = run("check --gpu sm90 does-not-exist.sh launch.sh");

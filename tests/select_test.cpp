@@ -187,6 +187,28 @@ INSTANTIATE_TEST_SUITE_P(Priority, SelectCase,
                            return n;
                          });
 
+// Issue 14: vLLM's rows (tests/cases/select-vllm.json) against the vLLM generation, each citing its line.
+INSTANTIATE_TEST_SUITE_P(Vllm, SelectCase, ::testing::ValuesIn(load_cases("select-vllm.json").get<std::vector<json>>()),
+                         [](const ::testing::TestParamInfo<json>& param_info) {
+                           std::string n = param_info.param["name"].get<std::string>();
+                           for (char& ch : n)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return n;
+                         });
+
+TEST(Select, VllmTableCitesItsSources) {
+  const json cases = load_cases("select-vllm.json");
+  EXPECT_GE(cases.size(), 80u);
+  std::set<std::string> names, gpus;
+  for (const auto& c : cases) {
+    EXPECT_EQ(c.value("engine", std::string()), "vllm") << c["name"];
+    EXPECT_TRUE(c.contains("source") && !c["source"].get<std::string>().empty()) << c["name"];
+    EXPECT_TRUE(names.insert(c["name"].get<std::string>()).second) << "duplicate " << c["name"];
+    gpus.insert(c.value("gpu", std::string()));
+  }
+  for (const char* gpu : {"T4", "A100", "H100", "B200", "GB10", "MI300X"}) EXPECT_TRUE(gpus.count(gpu)) << gpu;
+}
+
 // Issue 12: SGLang main's rows run against the newest generation and each cites its upstream line.
 TEST(Select, MainTableCitesItsSources) {
   const json cases = load_cases("select-main.json");

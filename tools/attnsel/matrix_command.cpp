@@ -11,8 +11,8 @@ namespace attnsel::cli {
 Command add_matrix_command(CLI::App& app) {
   struct Args {
     std::string format = "table";
-    std::optional<std::string> matrix;
-    std::optional<std::string> lint_matrix;
+    MatrixChoice matrix;       // --matrix, --engine, --engine-version
+    MatrixChoice lint_matrix;  // the same after `lint`; unset ones come from before it
     bool json = false, full = false, no_probes = false;
     std::size_t max_examples = 20;
   };
@@ -20,14 +20,14 @@ Command add_matrix_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("matrix", "print the capability matrix; `matrix lint` checks it over the whole request space");
   cmd->require_subcommand(0, 1);
   cmd->add_option("--format", args->format, "table|markdown|json")->check(CLI::IsMember({"table", "markdown", "json"}));
-  cmd->add_option("--matrix", args->matrix, "matrix JSON file (default: ATTNSEL_MATRIX, else the built-in one)");
+  args->matrix.add_options(*cmd);
 
   CLI::App* lint = cmd->add_subcommand(
       "lint",
       "run automatic selection over every catalog GPU x CUDA version x model kind x KV dtype x top-k x page size x "
       "sliding window, replay each plan explicitly, and report inconsistencies, dead rules and unreachable backends; "
       "exit 1 when inconsistent");
-  lint->add_option("--matrix", args->lint_matrix, "matrix JSON file (default: ATTNSEL_MATRIX, else the built-in one)");
+  args->lint_matrix.add_options(*lint);
   lint->add_flag("--json", args->json, "print one JSON object");
   lint->add_flag("--full", args->full, "also every model family of the model table and --enable-deterministic-inference");
   lint->add_flag("--no-probes", args->no_probes, "skip the explicit per-backend probes (faster; fewer rules can fire)");
@@ -36,7 +36,11 @@ Command add_matrix_command(CLI::App& app) {
   return [cmd, lint, args]() -> std::optional<int> {
     if (!*cmd) return std::nullopt;
     if (*lint) {
-      auto matrix = load_matrix_or_fail(args->lint_matrix ? args->lint_matrix : args->matrix);
+      MatrixChoice choice = args->lint_matrix;
+      if (!choice.file) choice.file = args->matrix.file;
+      if (lint->count("--engine") == 0) choice.engine = args->matrix.engine;
+      if (!choice.release) choice.release = args->matrix.release;
+      auto matrix = load_matrix_or_fail(choice);
       auto catalog = catalog_or_fail();
       LintOptions o;
       o.model_families = o.deterministic = args->full;
