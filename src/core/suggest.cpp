@@ -32,20 +32,26 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 std::string closest_match(std::string_view name, const std::vector<std::string>& candidates) {
   if (name.size() > 256) return {};  // not a typo
   const std::string needle = lower(name);
+  // Plausible: at most a third of the name wrong.
+  const std::size_t plausible = std::max<std::size_t>(2, needle.size() / 3);
   std::string best;
   std::size_t best_distance = std::string::npos;
   for (const auto& candidate : candidates) {
     const std::string c = lower(candidate);
-    std::size_t d = edit_distance(needle, c);
+    const bool prefix = c.rfind(needle, 0) == 0 && needle.size() >= 3;
+    // The distance is at least the difference in length: skip what cannot be plausible or better,
+    // so that a long unknown word costs little against a grammar of hundreds of flags.
+    const std::size_t gap = c.size() > needle.size() ? c.size() - needle.size() : needle.size() - c.size();
+    if (!prefix && (gap > plausible || gap >= best_distance)) continue;
+    std::size_t d = prefix ? (c == needle ? 0 : 1) : edit_distance(needle, c);
     // A prefix ("flash" -> "flashinfer") is as good as one typo.
-    if (c.rfind(needle, 0) == 0 && needle.size() >= 3) d = std::min<std::size_t>(d, 1);
+    if (prefix) d = std::min<std::size_t>(d, 1);
     if (d < best_distance) {
       best_distance = d;
       best = candidate;
     }
   }
-  // Plausible: at most a third of the name wrong.
-  if (best_distance == std::string::npos || best_distance > std::max<std::size_t>(2, needle.size() / 3)) return {};
+  if (best_distance == std::string::npos || best_distance > plausible) return {};
   return best;
 }
 
