@@ -1018,6 +1018,30 @@ TEST_F(CheckCli, BadUsageAndUnreadableInputExitTwo) {
   EXPECT_EQ(run("check --gpu sm90 --strict '" + broken + "'").code, 1);
 }
 
+// vLLM commands in deployment files: judged by the vLLM profile and matrix; VLLM_ATTENTION_BACKEND
+// set beside them is a warning, since vLLM no longer reads it (the plan is vLLM's own choice).
+TEST_F(CheckCli, VllmDeploymentsAndTheIgnoredEnvironmentVariable) {
+  const std::string deploy = std::string(ATTNSEL_TESTS_DIR) + "/fixtures/deploy/vllm/";
+  CliRun r = run("check '" + deploy + "deployment.yaml'");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;  // a warning, not a failure
+  EXPECT_TRUE(contains(r.out, "VLLM_ATTENTION_BACKEND=FLASHINFER is ignored: vLLM 0.15.0 and later no longer read it, "
+                              "so vLLM runs its own choice; pass --attention-backend FLASHINFER  [check.env-ignored]"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "runs   attention FLASH_ATTN · page size 16")) << r.out;  // gpt-oss on H100: FA3 has sinks
+  EXPECT_EQ(run("check --strict '" + deploy + "deployment.yaml'").code, 1);
+  // --attention-config.backend (dotted) and --tensor_parallel_size are read as vLLM reads them; the
+  // flag wins, so the variable is ignored without changing the plan.
+  r = run("check --gpu B200 '" + deploy + "Dockerfile'");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_TRUE(contains(r.out, "[flashmla-dense-hopper-only]")) << r.out;
+  EXPECT_FALSE(contains(r.out, "args.unknown")) << r.out;
+  r = run("check --gpu H100 --format json '" + deploy + "serve.sh'");
+  const json j = json::parse(r.out);
+  ASSERT_EQ(j.size(), 1u);
+  EXPECT_EQ(j[0]["plan"]["attention_backend"], "TRITON_ATTN");  // from --attention-config '{"backend": "triton_attn"}'
+  EXPECT_EQ(j[0]["plan"]["page_size"], 32);
+}
+
 TEST_F(CheckCli, GpuFromTheEnvironmentAndHelp) {
   const std::string cmd = "cd '" + kFixtures + "' && ATTNSEL_GPU=sm100 '" + std::string(ATTNSEL_CLI) +
                           "' check -- --model deepseek-ai/DeepSeek-R1 --attention-backend trtllm_mla >/dev/null 2>&1";

@@ -80,6 +80,7 @@ json actual_of(const std::string& rel) {
   j["gpus"] = hints(scan.context.gpus);
   j["releases"] = hints(scan.context.releases);
   j["models"] = hints(scan.context.models);
+  j["environment"] = hints(scan.context.environment);
   return j;
 }
 
@@ -100,7 +101,7 @@ TEST(DeployFixtures, EveryFixtureMatchesItsExpectation) {
     SCOPED_TRACE(file);
     ASSERT_TRUE(fs::exists(kDir + file));
     const json actual = actual_of(file);
-    for (const char* key : {"format", "commands", "skipped", "gpus", "releases", "models"})
+    for (const char* key : {"format", "commands", "skipped", "gpus", "releases", "models", "environment"})
       EXPECT_EQ(actual.at(key), expected.at(key)) << key << " of " << file;
   }
   for (const std::string& f : files) EXPECT_TRUE(covered.count(f)) << f << " has no expectation";

@@ -39,6 +39,13 @@ struct LaunchCommand {
   std::string engine;   // the profile whose launcher matched ("" for bare flags)
   std::string grammar;  // the launcher's grammar in that profile
   bool positional_model = false;  // the launcher takes MODEL as its first word (`sglang serve MODEL`)
+  // Variables its engine's profile reads from the environment, as the file sets them (`export`,
+  // `VAR=... cmd`, Dockerfile ENV, compose `environment:`, Kubernetes `env:`); file-wide.
+  struct EnvSetting {
+    std::string name, value;
+    int line = 0;
+  };
+  std::vector<EnvSetting> environment;
 
   WordShape shape(std::size_t k) const { return k < arg_shapes.size() ? arg_shapes[k] : WordShape::literal; }
 };
@@ -78,6 +85,8 @@ struct ContextHint {
 // mention), at most 32 of a kind.
 struct FileContext {
   std::vector<ContextHint> gpus, releases, models;
+  // Settings of variables an engine profile reads: value, source = the variable, engine.
+  std::vector<ContextHint> environment;
   bool empty() const { return gpus.empty() && releases.empty() && models.empty(); }
 };
 

@@ -131,6 +131,16 @@ struct EngineProfile {
     std::string field, value, engine, source;
   };
   std::vector<Handoff> handoffs;
+  // Environment variables the engine reads (or used to read) instead of a flag.
+  struct EnvBinding {
+    std::string variable;          // "VLLM_ATTENTION_BACKEND"
+    std::string field;             // the request field it stood for
+    std::string replacement;       // the flag to use instead
+    std::string deprecated_since;  // the engine warns from this release ("" never)
+    std::string ignored_since;     // the engine no longer reads it from this release ("" still read)
+    std::string source;
+  };
+  std::vector<EnvBinding> environment;
 
   // The grammar of that name ("": the first launcher's, for bare flags) for a release ("": the
   // newest); null when none.

@@ -212,6 +212,7 @@ class Preparation {
       return;
     }
     resolve_model();
+    environment();
     for (BackendChoice* choice : {&request_.attention, &request_.linear, &request_.sparse}) {
       const std::string slot = choice == &request_.attention ? "attention" : choice == &request_.linear ? "linear" : "sparse";
       *choice = {backend(slot + ".all", slot), backend(slot + ".prefill", slot), backend(slot + ".decode", slot)};
@@ -223,6 +224,39 @@ class Preparation {
     request_.disable_radix_cache = args_.flag("disable_radix_cache") != nullptr;
     request_.strict = options_.strict;
     assume_kind_if_unresolved();
+  }
+
+  // Variables the engine reads instead of a flag, set in the command's file: honoured (with a note,
+  // or a warning once deprecated) before the release that stopped reading them, ignored after it,
+  // which is a warning: the engine runs its own choice while the file says otherwise.
+  void environment() {
+    const std::optional<ReleaseVersion> release = options_.release ? parse_release(*options_.release) : std::nullopt;
+    for (const EngineProfile::EnvBinding& b : profile_.environment) {
+      for (const LaunchCommand::EnvSetting& e : cmd_.environment) {
+        if (e.name != b.variable) continue;
+        const Value where{"", e.name, e.line, WordShape::literal, ""};
+        const std::string setting = fmt::format("{}={}", e.name, e.value);
+        const std::string instead = b.replacement.empty() ? std::string() : fmt::format("; pass {} {}", b.replacement, e.value);
+        const bool ignored = !b.ignored_since.empty() && (!release || !(*release < *parse_release(b.ignored_since)));
+        const bool deprecated = !b.deprecated_since.empty() && (!release || !(*release < *parse_release(b.deprecated_since)));
+        const bool flag_given = args_.value(b.field) != nullptr;
+        if (ignored) {
+          add("check.env-ignored", Severity::warning,
+              fmt::format("{} is ignored: {} {} and later no longer read it{}{}", setting, profile_.title, b.ignored_since,
+                          flag_given ? "" : fmt::format(", so {} runs its own choice", profile_.title), instead),
+              b.source, &where);
+        } else if (deprecated) {
+          add("check.env-deprecated", Severity::warning,
+              fmt::format("{} is deprecated since {} {}{}", setting, profile_.title, b.deprecated_since, instead), b.source,
+              &where);
+        } else {
+          add("check.env-read", Severity::info,
+              fmt::format("{} is read by {} as {} (not judged: attnsel's {} matrix describes later releases){}", setting,
+                          profile_.title, b.field, profile_.title, instead),
+              b.source, &where);
+        }
+      }
+    }
   }
 
   // A backend config: a JSON object or key=value pairs inline, else a file the caller's reader

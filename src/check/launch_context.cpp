@@ -2,6 +2,7 @@
 // affinities, instance types, dstack and SkyPilot resources), the engine release (image tags,
 // pinned pip installs) and the model (the commands' model values). Hardware names and cloud
 // instance types are generic; engine names come from the profiles' launchers.
+#include <cctype>
 #include <set>
 
 #include "attnsel/launch_args.hpp"
@@ -105,6 +106,62 @@ std::string gpu_from_label(std::string_view label) {
   }
   return {};
 }
+
+namespace {
+
+// The value written after `at` ("= X", ": X", " X"): one word, quotes removed.
+std::string env_value(std::string_view rest) {
+  rest = trim(rest);
+  if (rest.empty()) return {};
+  const char quote = rest.front() == '"' || rest.front() == '\'' ? rest.front() : '\0';
+  if (quote) {
+    const std::size_t close = rest.find(quote, 1);
+    return std::string(rest.substr(1, close == npos ? npos : close - 1));
+  }
+  return std::string(rest.substr(0, rest.find_first_of(" \t;&|\\#")));
+}
+
+// Settings of the variables the built-in profiles read from the environment: `NAME=VALUE` (shell,
+// `export`, `env`, Dockerfile `ENV`, compose lists), `ENV NAME VALUE`, `NAME: VALUE` (compose
+// maps) and Kubernetes `- name: NAME` with `value: VALUE` below it.
+void find_environment(const std::vector<PhysicalLine>& lines, FileContext& ctx) {
+  std::vector<std::pair<std::string, std::string>> variables;  // name, engine
+  for (const auto& profile : builtin_profiles())
+    for (const auto& b : profile->environment) variables.emplace_back(b.variable, profile->engine);
+  if (variables.empty()) return;
+  auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t k = 0; k < lines.size() && k < 1000000; ++k) {
+    const std::string_view line = lines[k].text;
+    for (const auto& [name, engine] : variables) {
+      const std::size_t at = line.find(name);
+      if (at == npos || (at > 0 && word_char(line[at - 1])) ||
+          (at + name.size() < line.size() && word_char(line[at + name.size()])))
+        continue;
+      std::string_view after = line.substr(at + name.size());
+      std::string value;
+      if (!after.empty() && (after.front() == '=' || after.front() == ':')) {
+        value = env_value(after.substr(1));
+      } else if (starts_with(trim(line), "ENV ") && !after.empty() && after.front() == ' ') {
+        value = env_value(after);
+      } else if (trim(line.substr(0, at)).size() >= 5 && ends_with(trim(line.substr(0, at)), "name:")) {
+        // Kubernetes: the value is on one of the next lines of the same list entry.
+        for (std::size_t j = k + 1; j < lines.size() && j <= k + 3; ++j) {
+          const std::string_view next = trim(lines[j].text);
+          if (starts_with(next, "value:")) {
+            value = env_value(next.substr(6));
+            break;
+          }
+          if (starts_with(next, "- ")) break;
+        }
+      }
+      if (value.empty() || value.find('$') != npos) continue;
+      ctx.environment.push_back(ContextHint{value, name, std::string(trim(line)), engine, static_cast<int>(k) + 1});
+      if (ctx.environment.size() >= 64) return;
+    }
+  }
+}
+
+}  // namespace
 
 FileContext find_file_context(std::string_view text, const std::vector<Launcher>& launchers) {
   FileContext ctx;
@@ -218,15 +275,18 @@ FileContext find_file_context(std::string_view text, const std::vector<Launcher>
       }
     }
   }
+  find_environment(lines, ctx);
   return ctx;
 }
 
 namespace launch_detail {
 
-void add_command_context(const std::vector<LaunchCommand>& commands, const std::vector<Launcher>& launchers,
+void add_command_context(std::vector<LaunchCommand>& commands, const std::vector<Launcher>& launchers,
                          FileContext& context) {
   (void)launchers;
-  for (const LaunchCommand& cmd : commands) {
+  for (LaunchCommand& cmd : commands) {
+    for (const ContextHint& e : context.environment)
+      if (e.engine == cmd.engine) cmd.environment.push_back({e.source, e.value, e.line});
     // The arguments as the command's engine reads them: its model flag, or the positional MODEL.
     auto profile = builtin_profile(cmd.engine.empty() ? "sglang" : cmd.engine);
     const Grammar* grammar = profile ? (*profile)->grammar(cmd.grammar) : nullptr;

@@ -236,7 +236,7 @@ void scan_python(std::string_view text, Sink& sink);
 void scan_helm(std::string_view text, Sink& sink);
 
 // launch_context.cpp: the model hints of the commands found.
-void add_command_context(const std::vector<LaunchCommand>& commands, const std::vector<Launcher>& launchers,
+void add_command_context(std::vector<LaunchCommand>& commands, const std::vector<Launcher>& launchers,
                          FileContext& context);
 
 }  // namespace attnsel::launch_detail

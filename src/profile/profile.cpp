@@ -255,6 +255,23 @@ EngineProfile read_profile(const json& j, const std::string& origin, const Profi
       p.vocabularies.push_back(read_vocabulary(voc, "/vocabularies/" + detail::escape_pointer(name), name));
   }
   if (const json* s = r.get("speculative")) p.speculative = read_speculative(*s);
+  if (const json* e = r.get("environment")) {
+    if (!e->is_array()) detail::fail("/environment", "expected an array");
+    for (std::size_t i = 0; i < e->size(); ++i) {
+      ObjectReader er((*e)[i], fmt::format("/environment/{}", i));
+      EngineProfile::EnvBinding b;
+      b.variable = er.string("variable");
+      b.field = er.string("field");
+      b.replacement = er.optional_string("replacement").value_or("");
+      for (auto [key, out] : {std::pair{"deprecated_since", &b.deprecated_since}, std::pair{"ignored_since", &b.ignored_since}}) {
+        *out = er.optional_string(key).value_or("");
+        if (!out->empty() && !parse_release(*out)) detail::fail(er.child(key), fmt::format("'{}' is not a release", *out));
+      }
+      b.source = er.string("source");
+      er.finish();
+      p.environment.push_back(std::move(b));
+    }
+  }
   if (const json* h = r.get("handoffs")) {
     if (!h->is_array()) detail::fail("/handoffs", "expected an array");
     for (std::size_t i = 0; i < h->size(); ++i) {
