@@ -72,6 +72,14 @@ std::set<std::string> rule_ids(const std::vector<Finding>& fs) {
 
 std::set<std::string> as_set(const json& j) { return j.get<std::set<std::string>>(); }
 
+// A test name from a row's "name": letters and digits, the rest '_'.
+std::string case_name(const ::testing::TestParamInfo<json>& param_info) {
+  std::string n = param_info.param["name"].get<std::string>();
+  for (char& ch : n)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return n;
+}
+
 class SelectCase : public ::testing::TestWithParam<json> {};
 
 TEST_P(SelectCase, MatchesExpectedPlan) {
@@ -154,47 +162,22 @@ TEST_P(SelectCase, MatchesExpectedPlan) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, SelectCase, ::testing::ValuesIn(load_cases().get<std::vector<json>>()),
-                         [](const ::testing::TestParamInfo<json>& param_info) {
-                           std::string n = param_info.param["name"].get<std::string>();
-                           for (char& ch : n)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return n;
-                         });
+                         case_name);
 
 INSTANTIATE_TEST_SUITE_P(Generations, SelectCase, ::testing::ValuesIn(load_cases("generations.json").get<std::vector<json>>()),
-                         [](const ::testing::TestParamInfo<json>& param_info) {
-                           std::string n = param_info.param["name"].get<std::string>();
-                           for (char& ch : n)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return n;
-                         });
+                         case_name);
 
 INSTANTIATE_TEST_SUITE_P(Main, SelectCase, ::testing::ValuesIn(load_cases("select-main.json").get<std::vector<json>>()),
-                         [](const ::testing::TestParamInfo<json>& param_info) {
-                           std::string n = param_info.param["name"].get<std::string>();
-                           for (char& ch : n)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return n;
-                         });
+                         case_name);
 
 // A priority-list engine (tests/fixtures/matrices/priority.json): the walk, multiples, head sizes.
 INSTANTIATE_TEST_SUITE_P(Priority, SelectCase,
                          ::testing::ValuesIn(load_cases("select-priority.json").get<std::vector<json>>()),
-                         [](const ::testing::TestParamInfo<json>& param_info) {
-                           std::string n = param_info.param["name"].get<std::string>();
-                           for (char& ch : n)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return n;
-                         });
+                         case_name);
 
 // Issue 14: vLLM's rows (tests/cases/select-vllm.json) against the vLLM generation, each citing its line.
 INSTANTIATE_TEST_SUITE_P(Vllm, SelectCase, ::testing::ValuesIn(load_cases("select-vllm.json").get<std::vector<json>>()),
-                         [](const ::testing::TestParamInfo<json>& param_info) {
-                           std::string n = param_info.param["name"].get<std::string>();
-                           for (char& ch : n)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return n;
-                         });
+                         case_name);
 
 TEST(Select, VllmTableCitesItsSources) {
   const json cases = load_cases("select-vllm.json");
