@@ -21,6 +21,33 @@ struct Token {
 
 bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '.'; }
 
+// The string literal whose quote is at s[i] (`prefix` as written before it: r, b, f, u), read up
+// to its closing quote; `i` and `line` move past it.
+Token read_string(std::string_view s, std::size_t& i, int& line, const std::string& prefix) {
+  Token t{Token::Kind::string, {}, prefix.find('f') != npos, i - prefix.size(), line};
+  const bool raw = prefix.find('r') != npos;
+  const char q = s[i];
+  const bool triple = s.substr(i, 3) == std::string(3, q);
+  i += triple ? 3 : 1;
+  while (i < s.size()) {
+    if (triple ? s.substr(i, 3) == std::string(3, q) : s[i] == q) {
+      i += triple ? 3 : 1;
+      break;
+    }
+    if (!triple && s[i] == '\n') break;  // unterminated
+    if (s[i] == '\n') ++line;
+    if (s[i] == '\\' && !raw && i + 1 < s.size()) {
+      const char d = s[i + 1];
+      t.text += d == 'n' ? '\n' : d == 't' ? '\t' : d;
+      if (d == '\n') ++line;
+      i += 2;
+      continue;
+    }
+    t.text += s[i++];
+  }
+  return t;
+}
+
 // Tokens of a Python text; comments dropped. Unterminated strings run to the end of the text.
 std::vector<Token> tokenize(std::string_view s) {
   std::vector<Token> out;
@@ -47,53 +74,10 @@ std::vector<Token> tokenize(std::string_view s) {
         i = j;
         continue;
       }
-      // A prefixed string: fall through to the string reader at s[j].
-      Token t{Token::Kind::string, {}, prefix.find('f') != npos, i, line};
-      const bool raw = prefix.find('r') != npos;
       i = j;
-      const char q = s[i];
-      const bool triple = s.substr(i, 3) == std::string(3, q);
-      i += triple ? 3 : 1;
-      while (i < s.size()) {
-        if (triple ? s.substr(i, 3) == std::string(3, q) : s[i] == q) {
-          i += triple ? 3 : 1;
-          break;
-        }
-        if (!triple && s[i] == '\n') break;  // unterminated
-        if (s[i] == '\n') ++line;
-        if (s[i] == '\\' && !raw && i + 1 < s.size()) {
-          const char d = s[i + 1];
-          t.text += d == 'n' ? '\n' : d == 't' ? '\t' : d;
-          if (d == '\n') ++line;
-          i += 2;
-          continue;
-        }
-        t.text += s[i++];
-      }
-      out.push_back(std::move(t));
+      out.push_back(read_string(s, i, line, prefix));
     } else if (c == '"' || c == '\'') {
-      // Same as above without a prefix.
-      Token t{Token::Kind::string, {}, false, i, line};
-      const char q = c;
-      const bool triple = s.substr(i, 3) == std::string(3, q);
-      i += triple ? 3 : 1;
-      while (i < s.size()) {
-        if (triple ? s.substr(i, 3) == std::string(3, q) : s[i] == q) {
-          i += triple ? 3 : 1;
-          break;
-        }
-        if (!triple && s[i] == '\n') break;
-        if (s[i] == '\n') ++line;
-        if (s[i] == '\\' && i + 1 < s.size()) {
-          const char d = s[i + 1];
-          t.text += d == 'n' ? '\n' : d == 't' ? '\t' : d;
-          if (d == '\n') ++line;
-          i += 2;
-          continue;
-        }
-        t.text += s[i++];
-      }
-      out.push_back(std::move(t));
+      out.push_back(read_string(s, i, line, ""));
     } else {
       out.push_back(Token{Token::Kind::op, std::string(1, c), false, i, line});
       ++i;
