@@ -196,6 +196,7 @@ TEST(LaunchArgs, DottedKeysUnderscoresAndKeyBindings) {
   {
     // "auto" means automatic: the field is not given. So is a JSON value without the key.
     EXPECT_EQ(parse_flex({"-kc.name", "auto"}).value("attention.all"), nullptr);
+    EXPECT_EQ(parse_flex({"--kernel-conf", R"({"name": "auto"})"}).value("attention.all"), nullptr);  // a prefix too
     EXPECT_EQ(parse_flex({"--kernel-config", R"({"splits": 4})"}).value("attention.all"), nullptr);
     EXPECT_EQ(parse_flex({"--engine-kernel", "Auto"}).value("attention.prefill"), nullptr);
     EXPECT_EQ(parse_flex({"--engine-kernel", "fast"}).value("attention.prefill")->text, "FAST");

@@ -324,6 +324,7 @@ class Parser {
     struct Found {
       ArgValue value;
       bool dotted = false;
+      bool unset = false;  // a value the binding takes as "not given"
     };
     std::vector<std::pair<std::string, Found>> found;
     for (ParsedArgs::Given& g : out_.given) {
@@ -346,7 +347,7 @@ class Parser {
           if (g.key != k.key) continue;
           ArgValue keyed = v;
           if (keyed.known()) keyed.text = upper(keyed.text);
-          found.push_back({k.field, {keyed, true}});
+          found.push_back({k.field, {keyed, true, unset(keyed.text)}});
           continue;
         }
         if (!v.known()) continue;
@@ -354,21 +355,18 @@ class Parser {
         if (!doc.is_object() || !doc.contains(k.key)) continue;
         const auto& item = doc[k.key];
         const std::string text = upper(item.is_string() ? item.get<std::string>() : item.dump());
-        found.push_back({k.field, {ArgValue{text, v.flag, v.line, WordShape::literal, v.origin}, false}});
+        found.push_back({k.field, {ArgValue{text, v.flag, v.line, WordShape::literal, v.origin}, false, unset(text)}});
       }
     }
     // Per field: the last dotted key, else the last whole value; a value that means "not given" drops it.
+    std::vector<std::string> decided;
     for (bool dotted_pass : {true, false})
       for (auto it = found.rbegin(); it != found.rend(); ++it) {
-        if (it->second.dotted != dotted_pass) continue;
-        const bool seen = std::any_of(out_.keyed.begin(), out_.keyed.end(), [&](const auto& e) { return e.first == it->first; });
-        if (!seen) out_.keyed.emplace_back(it->first, it->second.value);
+        if (it->second.dotted != dotted_pass || std::find(decided.begin(), decided.end(), it->first) != decided.end())
+          continue;
+        decided.push_back(it->first);
+        if (!it->second.unset) out_.keyed.emplace_back(it->first, it->second.value);
       }
-    for (auto it = out_.keyed.begin(); it != out_.keyed.end();) {
-      const GrammarFlag* f = g_.exact(it->second.flag);
-      const bool drop = f && std::find(f->unset_values.begin(), f->unset_values.end(), it->second.text) != f->unset_values.end();
-      it = drop ? out_.keyed.erase(it) : it + 1;
-    }
   }
 
   // One option at tokens[i] with its values; returns the index after them.
