@@ -101,8 +101,17 @@ TEST(Cli, JsonContract) {
   EXPECT_EQ(plan["kv_cache_dtype"], "auto");
   EXPECT_TRUE(plan["linear_attn_backend"].is_null());
   EXPECT_TRUE(plan["flags"].is_array());
-  for (const char* key : {"errors", "warnings", "rejected"}) EXPECT_TRUE(j[key].is_array()) << key;
-  for (const auto& r2 : j["rejected"]) {
+  // The contract's envelope (docs/output.md), then one device's selection under devices.
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["kind"], "select");
+  EXPECT_TRUE(j["attnsel_version"].is_string());
+  EXPECT_EQ(j["flags"], plan["flags"]);
+  ASSERT_EQ(j["devices"].size(), 1u);
+  const auto& device = j["devices"][0];
+  EXPECT_EQ(device["plan"], plan);
+  for (const char* key : {"errors", "warnings"}) EXPECT_TRUE(j[key].is_array()) << key;
+  for (const char* key : {"errors", "warnings", "notes", "rejected", "alternatives"}) EXPECT_TRUE(device[key].is_array()) << key;
+  for (const auto& r2 : device["rejected"]) {
     EXPECT_TRUE(r2["backend"].is_string());
     for (const auto& reason : r2["reasons"]) {
       EXPECT_TRUE(reason["rule"].is_string());
@@ -126,6 +135,9 @@ TEST(Cli, InvalidPlanStillReportsAsJsonWithExitOne) {
   EXPECT_FALSE(j["ok"].get<bool>());
   ASSERT_FALSE(j["errors"].empty());
   EXPECT_EQ(j["errors"][0]["rule"], "cell.compute-capability");
+  EXPECT_EQ(j["errors"][0]["device"], 0);
+  EXPECT_TRUE(j["plan"].is_object()) << "the invalid plan is still shown";
+  EXPECT_TRUE(j["flags"].is_null()) << "no flags for a plan that will not run";
 }
 
 TEST(Cli, PlatformsWithoutAGpu) {
@@ -178,6 +190,12 @@ TEST(Cli, SeveralDevicesSayWhenPlansDiffer) {
   const auto j = nlohmann::json::parse(same.out);
   EXPECT_TRUE(j["same_plan"].get<bool>());
   EXPECT_EQ(j["devices"].size(), 2u);
+  EXPECT_EQ(j["plan"], j["devices"][1]["plan"]) << "the plan every device runs";
+  const auto split = nlohmann::json::parse(run("--gpu sm90,A100 --model mla --json").out);
+  EXPECT_FALSE(split["same_plan"].get<bool>());
+  EXPECT_TRUE(split["plan"].is_null() && split["flags"].is_null()) << "no one plan when the devices differ";
+  for (const char* key : {"schema_version", "attnsel_version", "kind", "ok", "same_plan", "plan", "flags", "errors", "warnings", "devices"})
+    EXPECT_TRUE(split.contains(key) && j.contains(key)) << key << ": one shape for any number of GPUs";
   // One device that cannot run it makes the whole answer "no".
   EXPECT_EQ(run("--gpu B200,sm90 --model mla --attention-backend trtllm_mla").exit_code, 1);
 }

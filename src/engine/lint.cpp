@@ -16,6 +16,7 @@
 
 #include "attnsel/selection.hpp"
 #include "core/json_text.hpp"
+#include "render/envelope.hpp"
 
 namespace attnsel {
 namespace {
@@ -533,7 +534,7 @@ std::string render_lint_json(const LintReport& r, double seconds, int indent) {
       {"unreachable_backends", r.unreachable_backends},
       {"explicit_only_backends", r.explicit_only_backends},
   };
-  return detail::json_text(j, indent);
+  return detail::envelope_text("lint", j, indent);
 }
 
 }  // namespace attnsel

@@ -4,6 +4,7 @@
 
 #include "attnsel/render.hpp"
 #include "core/json_text.hpp"
+#include "render/envelope.hpp"
 #include "render/matrix_json.hpp"
 
 namespace attnsel {
@@ -128,7 +129,8 @@ std::string render_matrix_diff(const Matrix& from, const Matrix& to, MatrixForma
       for (const auto& f : c.fields) jc["fields"].push_back({{"field", f.field}, {"from", f.from}, {"to", f.to}});
       out["changes"].push_back(jc);
     }
-    return detail::json_text(out, 2) + "\n";
+    out["count"] = changes.size();
+    return detail::envelope_text("matrix-diff", out, 2) + "\n";
   }
   const bool md = format == MatrixFormat::markdown;
   std::string out = fmt::format("{}{} {} ({}) -> {} {} ({})\n", md ? "# " : "", from.info().engine, from.info().version,
@@ -154,5 +156,7 @@ std::string render_matrix_diff(const Matrix& from, const Matrix& to, MatrixForma
   out += fmt::format("\n{} changes\n", changes.size());
   return out;
 }
+
+std::size_t matrix_change_count(const Matrix& from, const Matrix& to) { return diff(matrix_json(from), matrix_json(to)).size(); }
 
 }  // namespace attnsel

@@ -4,6 +4,7 @@
 
 #include "attnsel/render.hpp"
 #include "core/json_text.hpp"
+#include "render/envelope.hpp"
 #include "render/matrix_json.hpp"
 #include "render/text_util.hpp"
 
@@ -226,7 +227,7 @@ json matrix_json(const Matrix& m) {
 
 std::string render_matrix(const Matrix& m, MatrixFormat format, const RenderOptions& o) {
   const MatrixInfo& info = m.info();
-  if (format == MatrixFormat::json) return detail::json_text(matrix_json(m), 2) + "\n";
+  if (format == MatrixFormat::json) return detail::envelope_text("matrix", matrix_json(m), 2) + "\n";
 
   const bool md = format == MatrixFormat::markdown;
   auto heading = [&](const std::string& text) {

@@ -14,6 +14,7 @@
 #include "attnsel/render_probe.hpp"
 #include "attnsel/types.hpp"
 #include "core/json_text.hpp"
+#include "render/envelope.hpp"
 #include "render/text_util.hpp"
 
 namespace attnsel {
@@ -135,7 +136,7 @@ std::string probe_to_json(const ProbeReport& report, int indent) {
   j["warnings"] = report.warnings;
   j["timed_out"] = report.timed_out;
   // Replace, don't throw, on bytes that are not UTF-8 (a driver's name buffer could hold any).
-  return detail::json_text(j, indent);
+  return detail::envelope_text("probe", j, indent);
 }
 
 }  // namespace attnsel

@@ -5,6 +5,7 @@
 
 #include "attnsel/render.hpp"
 #include "core/json_text.hpp"
+#include "render/envelope.hpp"
 #include "render/text_util.hpp"
 
 namespace attnsel {
@@ -220,7 +221,9 @@ std::string render_text(const Selection& s, const RenderOptions& o) {
   return detail::terminal_safe(out, o.color);  // names from argv and files reach this text
 }
 
-std::string render_json(const Selection& s, int indent) {
+namespace {
+
+json selection_json(const Selection& s) {
   json j;
   j["ok"] = s.ok();
   const DeviceInfo& d = s.request.device;
@@ -302,8 +305,130 @@ std::string render_json(const Selection& s, int indent) {
   for (BackendId b : s.alternatives) alternatives.push_back(s.name(b));
   j["alternatives"] = alternatives;
   j["matrix"] = {{"engine", s.matrix->info().engine}, {"version", s.matrix->info().version}, {"origin", s.matrix->info().origin}};
+  return j;
+}
+
+std::string_view step_name(TraceStep::Kind k) {
+  switch (k) {
+    case TraceStep::Kind::request_rule: return "request_rule";
+    case TraceStep::Kind::explicit_choice: return "explicit_choice";
+    case TraceStep::Kind::entry_matched: return "entry_matched";
+    case TraceStep::Kind::entry_failed: return "entry_failed";
+    case TraceStep::Kind::fallback: return "fallback";
+    case TraceStep::Kind::slot_default: return "slot_default";
+    case TraceStep::Kind::rewrite: return "rewrite";
+    case TraceStep::Kind::page: return "page";
+    case TraceStep::Kind::plan_rule: return "plan_rule";
+  }
+  return "unknown";
+}
+
+// The decision step by step, as `attnsel explain` prints it: each step names its slot, phase,
+// backend and the rule that decided, with the rule's message and source.
+json trace_json(const Selection& s) {
+  json steps = json::array();
+  for (const TraceStep& t : s.trace) {
+    json step = {{"step", step_name(t.kind)}};
+    const bool slotted = t.kind >= TraceStep::Kind::explicit_choice && t.kind <= TraceStep::Kind::rewrite;
+    step["slot"] = slotted ? json(s.matrix->slot(t.slot).name) : json(nullptr);
+    step["phase"] = t.phase >= 0 ? json(std::string(name_of(static_cast<Phase>(t.phase)))) : json(nullptr);
+    step["backend"] = t.backend == kNoBackend ? json(nullptr) : json(s.name(t.backend));
+    step["rule"] = t.rule ? json(t.rule->id) : json(nullptr);
+    step["message"] = t.rule ? json(t.rule->message) : json(nullptr);
+    step["source"] = t.rule ? json(t.rule->source) : json(nullptr);
+    steps.push_back(std::move(step));
+  }
+  return steps;
+}
+
+}  // namespace
+
+std::string render_json(const Selection& s, int indent) {
   // Backend, model and matrix names come from argv and files: invalid UTF-8 is replaced, never thrown.
-  return detail::json_text(j, indent);
+  return detail::json_text(selection_json(s), indent);
+}
+
+std::string render_select_json(const std::vector<Selection>& plans, bool trace, int indent) {
+  json body;
+  bool ok = true, same = true;
+  json errors = json::array(), warnings = json::array(), devices = json::array();
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    const Selection& s = plans[i];
+    ok = ok && s.ok();
+    same = same && s.ok() == plans[0].ok() && s.flags() == plans[0].flags();
+    json device = selection_json(s);
+    for (const char* key : {"errors", "warnings"})
+      for (json d : device[key]) {
+        d["device"] = i;
+        (std::string_view(key) == "errors" ? errors : warnings).push_back(std::move(d));
+      }
+    if (trace) device["trace"] = trace_json(s);
+    devices.push_back(std::move(device));
+  }
+  body["ok"] = ok;
+  body["same_plan"] = same;
+  const bool common = !plans.empty() && same;
+  body["plan"] = common ? devices[0]["plan"] : json(nullptr);
+  body["flags"] = common && plans[0].ok() ? json(plans[0].flags()) : json(nullptr);
+  body["errors"] = std::move(errors);
+  body["warnings"] = std::move(warnings);
+  body["devices"] = std::move(devices);
+  return detail::envelope_text("select", body, indent);
+}
+
+std::string render_markdown(const Selection& s) {
+  using detail::markdown_cell;
+  std::string out = fmt::format("#### {} · {} · {}\n\n", markdown_cell(device_line(s)), markdown_cell(model_line(s)),
+                                s.ok() ? "✅ valid plan" : "❌ will not run as asked");
+  const std::string& engine = s.matrix->info().title;
+  if (!s.slots.empty()) {
+    out += "| | backend | phases | why |\n|---|---|---|---|\n";
+    for (const auto& sp : s.slots) {
+      const Slot& slot = s.matrix->slot(sp.slot);
+      const PhaseChoice& pre = sp.phase[0];
+      const PhaseChoice& dec = sp.phase[1];
+      const auto row = [&](const std::string& title, const PhaseChoice& c, const char* phases) {
+        out += fmt::format("| {} | `{}` | {} | {} |\n", markdown_cell(title), markdown_cell(backend_label(s, c.backend)), phases,
+                           markdown_cell(origin_phrase(c.origin, engine)));
+      };
+      if (pre.backend == dec.backend && pre.origin == dec.origin) {
+        row(slot.title, pre, slot.phased ? "prefill + decode" : "every forward pass");
+      } else {
+        row(slot.title, pre, "prefill");
+        row("", dec, "decode");
+      }
+    }
+    if (s.matrix->info().paged_kv_cache) {
+      out += fmt::format("| page size | `{}` | | {} |\n", s.page.page_size, markdown_cell(page_phrase(s.page, engine)));
+      out += fmt::format("| KV cache | `{}` | | |\n", name_of(s.kv_cache_dtype));
+    }
+    out += "\n";
+  }
+  if (s.ok()) out += fmt::format("Launch flags: `{}`\n\n", markdown_cell(shell_join(s.flags())));
+  const auto findings = [&](const char* title, const std::vector<Finding>& fs) {
+    if (fs.empty()) return;
+    out += fmt::format("**{}**\n\n", title);
+    for (const auto& d : s.describe(fs)) out += fmt::format("- {} (`{}`)\n", markdown_cell(d.message), markdown_cell(d.rule));
+    out += "\n";
+  };
+  findings("Errors", s.errors);
+  findings("Warnings", s.warnings);
+  findings("Notes", s.notes);
+  std::string rejected;
+  std::size_t count = 0;
+  for (const auto& r : s.rejected) {
+    // Backends for another kind of model or another platform are noise in a review comment.
+    if (r.reasons.size() == 1 && (r.reasons[0].rule == &s.matrix->builtin(BuiltinRule::kind) ||
+                                  r.reasons[0].rule == &s.matrix->builtin(BuiltinRule::platform)))
+      continue;
+    ++count;
+    for (const auto& d : s.describe(r.reasons))
+      rejected += fmt::format("| `{}` | {} | `{}` |\n", markdown_cell(s.name(r.backend)), markdown_cell(d.message), markdown_cell(d.rule));
+  }
+  if (count > 0)
+    out += fmt::format("<details><summary>Rejected ({})</summary>\n\n| backend | reason | rule |\n|---|---|---|\n{}\n</details>\n",
+                       count, rejected);
+  return out;
 }
 
 std::string render_explain(const Selection& s, const RenderOptions& o) {

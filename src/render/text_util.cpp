@@ -154,6 +154,29 @@ namespace attnsel {
 
 std::string escape_for_terminal(std::string_view text, bool keep_colors) { return detail::terminal_safe(text, keep_colors); }
 
+namespace detail {
+
+std::string markdown_cell(std::string_view text) {
+  const std::string safe = terminal_safe(text, false);
+  std::string out;
+  out.reserve(safe.size());
+  for (char c : safe) {
+    switch (c) {
+      case '|': out += "\\|"; break;
+      case '\n': out += "<br>"; break;
+      case '\t': out += ' '; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '`': out += '\''; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace detail
+
 bool color_wanted(bool is_terminal) {
   const char* no_color = std::getenv("NO_COLOR");
   const char* term = std::getenv("TERM");

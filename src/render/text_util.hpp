@@ -26,4 +26,9 @@ std::string kind_title(AttentionKind k);
 // escape sequence (cursor moves, titles, hyperlinks) is shown, not obeyed. Valid UTF-8 stays as is.
 std::string terminal_safe(std::string_view text, bool keep_colors);
 
+// Text for one Markdown table cell or list item, whatever bytes reached it: `|` escaped, line breaks
+// as <br>, `<` `>` `&` as entities (no HTML from a scanned file), controls and invalid UTF-8 as \xNN,
+// backticks as ' (they would end an inline code span).
+std::string markdown_cell(std::string_view text);
+
 }  // namespace attnsel::detail

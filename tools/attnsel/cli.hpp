@@ -6,10 +6,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "attnsel/catalog.hpp"
+#include "attnsel/error.hpp"
 #include "attnsel/matrix.hpp"
 
 namespace attnsel::cli {
@@ -17,16 +19,34 @@ namespace attnsel::cli {
 // Documented in the README; CI pipelines depend on them.
 enum ExitCode : int { kOk = 0, kInvalidPlan = 1, kUsage = 2, kProbeFailed = 3 };
 
-// Thrown by commands, turned into "attnsel: message" on stderr and the exit code by main().
+// Thrown by commands, turned into "attnsel: message" on stderr and the exit code by main(); under
+// a JSON format also into an "error" document on stdout (docs/output.md).
 struct Failure {
   int code;
   std::string message;
+  std::optional<Error> error = std::nullopt;  // the library's error behind the message: where, valid choices, suggestion
+};
+// A library error as a Failure (usage, exit 2, unless `code` says otherwise).
+[[noreturn]] void fail(const Error& e, int code = kUsage);
+
+// The output formats of docs/output.md. Each subcommand offers the ones that make sense for it.
+enum class Format { text, json, markdown, github };
+// --format FORMAT (the first of `formats` is the default; "table" is read as text) and --json, an
+// alias of --format json.
+struct FormatChoice {
+  std::string format;
+  bool json = false;
+  void add_options(CLI::App& app, const std::vector<std::string>& formats);
+  Format get() const;
 };
 
 // Returns the exit code when its subcommand (or the root command) was invoked, nullopt otherwise.
 using Command = std::function<std::optional<int>()>;
 
-bool use_color();  // a terminal, and NO_COLOR unset or empty
+// --color always|never, else (auto) a terminal with NO_COLOR unset or empty and TERM not dumb.
+bool use_color();
+// --color auto|always|never on `app` and every subcommand under it.
+void add_color_option(CLI::App& app);
 
 // Which matrix: --matrix FILE, else ATTNSEL_MATRIX, else the built-in one of --engine (default
 // sglang) for --sglang-version (default: the newest generation).
@@ -41,10 +61,13 @@ std::shared_ptr<const Matrix> load_matrix_or_fail(const MatrixChoice& choice);
 std::shared_ptr<const Matrix> load_matrix_or_fail(const std::optional<std::string>& path);
 std::shared_ptr<const Catalog> catalog_or_fail();
 
-Command add_select_commands(CLI::App& app);  // the root command, `select` and `explain`
+// The root command, `select` and `explain`; the apps whose leftover arguments are the engine's flags
+// are added to `engine_flag_apps`.
+Command add_select_commands(CLI::App& app, std::vector<CLI::App*>& engine_flag_apps);
 Command add_matrix_command(CLI::App& app);
 Command add_probe_command(CLI::App& app);
 Command add_versions_commands(CLI::App& app);  // `matrix --versions`, `matrix diff`: after add_matrix_command
 Command add_check_command(CLI::App& app);  // `attnsel check`: launch commands, scripts and manifests
+Command add_completion_command(CLI::App& app);  // `attnsel completion bash|zsh|fish`, `attnsel man`
 
 }  // namespace attnsel::cli

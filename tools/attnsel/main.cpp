@@ -2,19 +2,151 @@
 // subcommand lives in its own file (select_command.cpp, matrix_command.cpp, probe_command.cpp ...).
 //
 // Exit codes: 0 a valid plan, 1 no valid plan, 2 bad usage or input, 3 probing failed.
+#include <algorithm>
 #include <iostream>
 #include <vector>
 
 #include <unistd.h>
 
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
 #include "attnsel/input.hpp"
 #include "attnsel/render.hpp"
+#include "attnsel/suggest.hpp"
 #include "attnsel/version.hpp"
 #include "cli.hpp"
 
 namespace attnsel::cli {
+namespace {
 
-bool use_color() { return color_wanted(isatty(STDOUT_FILENO)); }
+std::string color_choice = "auto";
+
+// Every subcommand, depth first (`matrix lint`, `matrix diff` under `matrix`).
+void collect_apps(CLI::App* app, std::vector<CLI::App*>& out) {
+  out.push_back(app);
+  for (CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; })) collect_apps(sub, out);
+}
+
+std::string command_path(const CLI::App* app) {
+  std::string path;
+  for (const CLI::App* a = app; a; a = a->get_parent()) path = a->get_name() + (path.empty() ? "" : " " + path);
+  return path;
+}
+
+std::vector<std::string> option_names(const CLI::App* app) {
+  std::vector<std::string> names;
+  for (const CLI::Option* o : app->get_options())
+    for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
+  return names;
+}
+
+std::vector<std::string> subcommand_names(CLI::App* app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; })) names.push_back(sub->get_name());
+  return names;
+}
+
+// CLI11 would say "The following arguments were not expected: fa3 --attention-backen". Subcommands
+// take no extras, so that what is left over here is a typo: name it, with the closest option or
+// command. (The root command, `select` and `explain` pass their extras to the engine's grammar.)
+void reject_leftovers(const std::vector<CLI::App*>& apps, const std::vector<CLI::App*>& engine_flag_apps) {
+  for (CLI::App* app : apps) {
+    if (!app->parsed() || std::find(engine_flag_apps.begin(), engine_flag_apps.end(), app) != engine_flag_apps.end()) continue;
+    for (const std::string& arg : app->remaining()) {
+      if (arg == "--") break;  // `check -- COMMAND...`: the command's own
+      Error e;
+      e.code = ErrorCode::unknown_name;
+      if (arg.rfind("-", 0) == 0) {
+        const std::string flag = arg.substr(0, arg.find('='));
+        e.where = flag;
+        e.choices = option_names(app);
+        e.suggestion = closest_name(flag, e.choices);
+        e.message = fmt::format("unknown option for `{}`", command_path(app));
+        if (app->get_name() == "check" && e.suggestion.empty())
+          e.message += "; a launch command to check goes after --: attnsel check --gpu sm90 -- python3 -m sglang.launch_server ...";
+      } else {
+        e.where = app->get_parent() ? command_path(app).substr(command_path(app).find(' ') + 1) : std::string();
+        e.choices = subcommand_names(app);
+        e.suggestion = closest_name(arg, e.choices);
+        e.message = e.choices.empty() ? fmt::format("unexpected argument '{}'", arg)
+                                      : fmt::format("unknown command '{}'", arg);
+      }
+      fail(e);
+    }
+  }
+}
+
+// `attnsel chek ...`: a bare word where a subcommand goes is a mistyped subcommand, not the
+// select command's input (which is all options).
+void reject_unknown_subcommand(CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-' || argv[1][0] == '\0') return;
+  const std::string word = argv[1];
+  std::vector<std::string> commands = subcommand_names(&app);
+  if (std::find(commands.begin(), commands.end(), word) != commands.end()) return;
+  Error e;
+  e.code = ErrorCode::unknown_name;
+  e.message = fmt::format("unknown command '{}'", word);
+  e.choices = commands;
+  e.suggestion = closest_name(word, commands);
+  fail(e);
+}
+
+// Whether the user asked for JSON: then even a usage error is a JSON document on stdout. Read from
+// argv itself, so that it holds when CLI11 could not parse the rest.
+bool json_requested(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") return false;
+    if (arg == "--json" || arg == "--format=json" || (arg == "--format" && i + 1 < argc && std::string_view(argv[i + 1]) == "json"))
+      return true;
+  }
+  return false;
+}
+
+void print_error_json(int code, const std::string& message, const std::optional<Error>& error) {
+  nlohmann::json e = {{"message", message}};
+  if (error) {
+    e["message"] = error->message;
+    if (!error->where.empty()) e["where"] = error->where;
+    if (!error->suggestion.empty()) e["suggestion"] = error->suggestion;
+    if (!error->choices.empty()) e["choices"] = error->choices;
+  }
+  const nlohmann::json body = {{"ok", false}, {"exit_code", code}, {"error", e}};
+  std::cout << render_json_document("error", body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) << "\n";
+}
+
+}  // namespace
+
+void fail(const Error& e, int code) { throw Failure{code, e.describe(), e}; }
+
+bool use_color() {
+  if (color_choice == "always") return true;
+  if (color_choice == "never") return false;
+  return color_wanted(isatty(STDOUT_FILENO));
+}
+
+void add_color_option(CLI::App& app) {
+  app.add_option("--color", color_choice, "colour: auto (a terminal, unless NO_COLOR or TERM=dumb), always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+}
+
+void FormatChoice::add_options(CLI::App& app, const std::vector<std::string>& formats) {
+  format = formats.front();
+  std::vector<std::string> accepted = formats;
+  if (std::find(formats.begin(), formats.end(), "table") != formats.end()) accepted.emplace_back("text");
+  std::string help;
+  for (const auto& f : formats) help += (help.empty() ? "" : "|") + f;
+  app.add_option("--format", format, help + " (default " + formats.front() + ")")->check(CLI::IsMember(accepted));
+  app.add_flag("--json", json, "the same as --format json");
+}
+
+Format FormatChoice::get() const {
+  if (json || format == "json") return Format::json;
+  if (format == "markdown") return Format::markdown;
+  if (format == "github") return Format::github;
+  return Format::text;
+}
 
 void MatrixChoice::add_options(CLI::App& app) {
   app.add_option("--matrix", file, "matrix JSON file (default: ATTNSEL_MATRIX, else the built-in one)");
@@ -30,7 +162,7 @@ std::shared_ptr<const Matrix> load_matrix_or_fail(const MatrixChoice& choice) {
   if (path) {
     if (choice.release) throw Failure{kUsage, "--engine-version chooses a built-in matrix; it cannot be combined with --matrix/ATTNSEL_MATRIX"};
     auto m = load_matrix_file(*path);
-    if (!m) throw Failure{kUsage, "invalid matrix: " + m.error().describe()};
+    if (!m) throw Failure{kUsage, "invalid matrix: " + m.error().describe(), m.error()};
     return *m;
   }
   std::optional<ReleaseVersion> release;
@@ -39,7 +171,7 @@ std::shared_ptr<const Matrix> load_matrix_or_fail(const MatrixChoice& choice) {
     if (!release) throw Failure{kUsage, "--engine-version: expected a release like 0.5.3, got '" + *choice.release + "'"};
   }
   auto m = builtin_matrix(choice.engine, release);
-  if (!m) throw Failure{kUsage, m.error().describe()};
+  if (!m) fail(m.error());
   return *m;
 }
 
@@ -51,7 +183,7 @@ std::shared_ptr<const Matrix> load_matrix_or_fail(const std::optional<std::strin
 
 std::shared_ptr<const Catalog> catalog_or_fail() {
   auto c = builtin_catalog();
-  if (!c) throw Failure{kUsage, "invalid built-in catalog: " + c.error().describe()};
+  if (!c) throw Failure{kUsage, "invalid built-in catalog: " + c.error().describe(), c.error()};
   return *c;
 }
 
@@ -59,7 +191,7 @@ std::shared_ptr<const Catalog> catalog_or_fail() {
 
 int main(int argc, char** argv) {
   using namespace attnsel::cli;
-  CLI::App app{"attnsel: pick and check attention backends for SGLang before the model loads", "attnsel"};
+  CLI::App app{"attnsel: pick and check attention backends for SGLang and vLLM before the model loads", "attnsel"};
   app.set_version_flag("--version", [] {  // the library's version and the built-in matrix's
     auto m = attnsel::builtin_matrix();
     return std::string("attnsel ") + attnsel::version() + "\nmatrix " +
@@ -74,20 +206,38 @@ int main(int argc, char** argv) {
   std::vector<Command> commands = {add_matrix_command(app), add_probe_command(app), add_check_command(app)};
   // `matrix --versions` and `matrix diff` hang off `matrix` and answer before the table does.
   commands.insert(commands.begin(), add_versions_commands(app));
-  commands.push_back(add_select_commands(app));
+  std::vector<CLI::App*> engine_flag_apps = {&app};
+  commands.push_back(add_select_commands(app, engine_flag_apps));
+  commands.push_back(add_completion_command(app));
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? kOk : kUsage;
+  std::vector<CLI::App*> apps;
+  collect_apps(&app, apps);
+  for (CLI::App* a : apps) {
+    add_color_option(*a);
+    a->allow_extras();  // typos are named by reject_leftovers, with a suggestion
   }
+
+  const bool json = json_requested(argc, argv);
   try {
+    try {
+      reject_unknown_subcommand(app, argc, argv);
+      app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+      return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+      return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+      return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+      throw Failure{kUsage, std::string(e.what()) + "\nRun with --help for more information."};
+    }
+    reject_leftovers(apps, engine_flag_apps);
     for (auto& command : commands)
       if (auto code = command()) return *code;
     return kOk;
   } catch (const Failure& f) {
     std::cerr << "attnsel: " << attnsel::escape_for_terminal(f.message) << "\n";  // names may come from hostile files
+    if (json) print_error_json(f.code, f.message, f.error);
     return f.code;
   }
 }

@@ -10,16 +10,17 @@ namespace attnsel::cli {
 
 Command add_matrix_command(CLI::App& app) {
   struct Args {
-    std::string format = "table";
+    FormatChoice format;       // also read by `matrix --versions` (versions_command.cpp)
     MatrixChoice matrix;       // --matrix, --engine, --engine-version
     MatrixChoice lint_matrix;  // the same after `lint`; unset ones come from before it
-    bool json = false, full = false, no_probes = false;
+    FormatChoice lint_format;
+    bool full = false, no_probes = false;
     std::size_t max_examples = 20;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("matrix", "print the capability matrix; `matrix lint` checks it over the whole request space");
   cmd->require_subcommand(0, 1);
-  cmd->add_option("--format", args->format, "table|markdown|json")->check(CLI::IsMember({"table", "markdown", "json"}));
+  args->format.add_options(*cmd, {"table", "markdown", "json"});
   args->matrix.add_options(*cmd);
 
   CLI::App* lint = cmd->add_subcommand(
@@ -28,7 +29,7 @@ Command add_matrix_command(CLI::App& app) {
       "sliding window, replay each plan explicitly, and report inconsistencies, dead rules and unreachable backends; "
       "exit 1 when inconsistent");
   args->lint_matrix.add_options(*lint);
-  lint->add_flag("--json", args->json, "print one JSON object");
+  args->lint_format.add_options(*lint, {"text", "json"});
   lint->add_flag("--full", args->full, "also every model family of the model table and --enable-deterministic-inference");
   lint->add_flag("--no-probes", args->no_probes, "skip the explicit per-backend probes (faster; fewer rules can fire)");
   lint->add_option("--max-examples", args->max_examples, "distinct problems to show (default 20)");
@@ -49,13 +50,14 @@ Command add_matrix_command(CLI::App& app) {
       const auto start = std::chrono::steady_clock::now();
       const LintReport report = lint_matrix(matrix, *catalog, o);
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (args->json) std::cout << render_lint_json(report, seconds) << "\n";
+      if (args->lint_format.get() == Format::json || args->format.get() == Format::json) std::cout << render_lint_json(report, seconds) << "\n";
       else std::cout << render_lint_text(report, seconds);
       return report.consistent() ? kOk : kInvalidPlan;
     }
     auto matrix = load_matrix_or_fail(args->matrix);
-    const MatrixFormat f = args->format == "json" ? MatrixFormat::json
-                           : args->format == "markdown" ? MatrixFormat::markdown : MatrixFormat::table;
+    const MatrixFormat f = args->format.get() == Format::json       ? MatrixFormat::json
+                           : args->format.get() == Format::markdown ? MatrixFormat::markdown
+                                                                    : MatrixFormat::table;
     std::cout << render_matrix(*matrix, f, RenderOptions{use_color()});
     return kOk;
   };

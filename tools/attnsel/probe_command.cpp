@@ -8,13 +8,13 @@
 namespace attnsel::cli {
 
 Command add_probe_command(CLI::App& app) {
-  auto json = std::make_shared<bool>(false);
+  auto format = std::make_shared<FormatChoice>();
   CLI::App* cmd = app.add_subcommand("probe", "list the GPUs of this host (NVML, CUDA driver, ROCm sysfs); exit 3 when none");
-  cmd->add_flag("--json", *json, "print JSON");
-  return [cmd, json]() -> std::optional<int> {
+  format->add_options(*cmd, {"text", "json"});
+  return [cmd, format]() -> std::optional<int> {
     if (!*cmd) return std::nullopt;
     const ProbeReport report = probe_devices();
-    if (*json) std::cout << probe_to_json(report) << "\n";
+    if (format->get() == Format::json) std::cout << probe_to_json(report) << "\n";
     else std::cout << render_probe_text(report, use_color());
     return report.devices.empty() ? kProbeFailed : kOk;
   };

@@ -18,6 +18,7 @@
 #include "attnsel/render.hpp"
 #include "attnsel/render_probe.hpp"
 #include "attnsel/selection.hpp"
+#include "attnsel/suggest.hpp"
 #include "cli.hpp"
 
 namespace attnsel::cli {
@@ -31,7 +32,7 @@ struct SelectArgs {
   std::optional<std::string> installed;
   int device_index = 0;
   bool all_devices = false;
-  bool json = false;
+  FormatChoice format;
   MatrixChoice matrix;
   const CLI::App* app = nullptr;  // the engine's own flags are what it leaves unparsed
 };
@@ -59,7 +60,7 @@ void add_select_options(CLI::App& app, SelectArgs& a) {
       ->check(CLI::IsMember({"auto", "fp16", "bf16", "fp32", "float16", "bfloat16", "float32"}));
   app.add_option("--installed", a.installed,
                  "optional Python packages present, comma-separated (e.g. sageattention,st_attn); detected with python3 when absent");
-  app.add_flag("--json", a.json, "print one JSON object");
+  a.format.add_options(app, {"text", "json", "markdown"});
   app.footer("Every other flag is the engine's own launch flag (--attention-backend, --page-size, --kv-cache-dtype, --tp ...),\n"
              "read with the engine's launch grammar: paste a launch command's flags. `attnsel matrix` lists the backends.");
 }
@@ -86,7 +87,7 @@ std::vector<DeviceInfo> devices_from_args(const Catalog& catalog, const SelectAr
     }
     for (const auto& name : names) {
       auto r = attnsel::resolve_device(catalog, DeviceSpec{name, platform, a.cuda, origin});
-      if (!r) throw Failure{kUsage, r.error().describe()};
+      if (!r) fail(r.error());
       out.push_back(*r);
     }
     return out;
@@ -163,6 +164,31 @@ std::optional<std::vector<std::string>> detect_packages(const Matrix& m) {
 
 Request finish_request(Request out, const Request& r, const SelectArgs& a);
 
+// A flag the engine does not know but that is close to one of attnsel's own options (`--jsn`, `--gpuu`)
+// is a typo of attnsel's, not the engine's: say so before the engine's grammar calls it unrecognised.
+void reject_mistyped_own_options(const SelectArgs& a, const Grammar* grammar) {
+  std::vector<std::string> own;
+  for (const CLI::Option* o : a.app->get_options())
+    for (const std::string& n : o->get_lnames()) own.push_back("--" + n);
+  const std::vector<std::string> engine = grammar ? grammar->option_names() : std::vector<std::string>{};
+  std::vector<std::string> all = own;
+  all.insert(all.end(), engine.begin(), engine.end());
+  for (const std::string& arg : a.app->remaining()) {
+    if (arg == "--") break;
+    if (arg.rfind("--", 0) != 0) continue;
+    std::string name = arg.substr(0, arg.find('='));
+    if (grammar) {
+      if (grammar->dotted_keys) name = name.substr(0, name.find('.'));
+      if (grammar->underscore_dashes) std::replace(name.begin() + 2, name.end(), '_', '-');
+      if (grammar->exact(name) || (grammar->allow_abbrev && !grammar->prefixed(name).empty())) continue;
+    }
+    const std::string best = closest_name(name, all);
+    if (best.empty() || std::find(own.begin(), own.end(), best) == own.end()) continue;
+    Error e{ErrorCode::unknown_name, "unknown option", name, {}, best};
+    fail(e);
+  }
+}
+
 // The engine's launch flags as the engine would read them, onto a request that has the model.
 Request with_engine_flags(Request r, const SelectArgs& a, const std::shared_ptr<const Matrix>& matrix,
                           const Catalog& catalog, const LaunchCommand& flags) {
@@ -170,7 +196,7 @@ Request with_engine_flags(Request r, const SelectArgs& a, const std::shared_ptr<
   // A matrix of an engine attnsel has no profile for (--matrix) takes no engine flags.
   if (!profile && !flags.args.empty())
     throw Failure{kUsage, fmt::format("{}: the launch flags {} need the engine's profile", profile.error().describe(),
-                                      fmt::join(flags.args, " "))};
+                                      fmt::join(flags.args, " ")), profile.error()};
   if (!profile) return finish_request(r, r, a);
   const Grammar* grammar = (*profile)->grammar("", a.matrix.release.value_or(""));
   if (!grammar) throw Failure{kUsage, fmt::format("the {} profile has no launch grammar", (*profile)->engine)};
@@ -223,6 +249,10 @@ Request build_request(const Catalog& catalog, const std::shared_ptr<const Matrix
     r.installed_known = true;
     r.installed = *found;
   }
+  {
+    auto profile = builtin_profile(m.info().engine);
+    reject_mistyped_own_options(a, profile ? (*profile)->grammar("", a.matrix.release.value_or("")) : nullptr);
+  }
   LaunchCommand flags;
   flags.launcher = "flags";
   flags.args = a.app->remaining();
@@ -251,7 +281,7 @@ Request build_request(const Catalog& catalog, const std::shared_ptr<const Matrix
   if (!resolved) {
     Error e = resolved.error();
     if (e.where.empty() || e.where == "--model") e.where = "--model";
-    throw Failure{kUsage, e.describe()};
+    fail(e);
   }
   r.model = *resolved;
   return with_engine_flags(r, a, matrix, catalog, flags);
@@ -266,28 +296,29 @@ int run_select(const SelectArgs& a, bool explain) {
     Request request = base;
     request.device = device;
     auto selection = select(matrix, request);
-    if (!selection) throw Failure{kUsage, selection.error().describe()};
+    if (!selection) fail(selection.error());
     plans.push_back(std::move(*selection));
   }
   const bool all_ok = std::all_of(plans.begin(), plans.end(), [](const Selection& s) { return s.ok(); });
   const RenderOptions o{use_color()};
+  const int code = all_ok ? kOk : kInvalidPlan;
+  // JSON has one shape for one device or several: docs/schema/select.schema.json.
+  if (a.format.get() == Format::json) {
+    std::cout << render_select_json(plans, explain) << "\n";
+    return code;
+  }
+  if (a.format.get() == Format::markdown) {
+    for (const Selection& s : plans) std::cout << render_markdown(s) << (plans.size() > 1 ? "\n" : "");
+    return code;
+  }
   if (plans.size() == 1) {
-    if (a.json) std::cout << render_json(plans[0]) << "\n";
-    else if (explain) std::cout << render_explain(plans[0], o);
-    else std::cout << render_text(plans[0], o);
-    return all_ok ? kOk : kInvalidPlan;
+    std::cout << (explain ? render_explain(plans[0], o) : render_text(plans[0], o));
+    return code;
   }
 
   // Several devices (a heterogeneous host, or --gpu a,b): one plan each, then whether they agree.
   const auto same = [&](const Selection& s) { return s.ok() == plans[0].ok() && s.flags() == plans[0].flags(); };
   const bool uniform = std::all_of(plans.begin(), plans.end(), same);
-  if (a.json) {
-    std::string out = "{\n  \"same_plan\": " + std::string(uniform ? "true" : "false") + ",\n  \"ok\": " +
-                      (all_ok ? "true" : "false") + ",\n  \"devices\": [\n";
-    for (std::size_t i = 0; i < plans.size(); ++i) out += (i ? ",\n" : "") + render_json(plans[i], 2);
-    std::cout << out << "\n  ]\n}\n";
-    return all_ok ? kOk : kInvalidPlan;
-  }
   for (std::size_t i = 0; i < plans.size(); ++i) {
     std::cout << fmt::format("{}── device {} ──\n", i ? "\n" : "", i);
     std::cout << (explain ? render_explain(plans[i], o) : render_text(plans[i], o));
@@ -309,7 +340,7 @@ int run_select(const SelectArgs& a, bool explain) {
 
 }  // namespace
 
-Command add_select_commands(CLI::App& app) {
+Command add_select_commands(CLI::App& app, std::vector<CLI::App*>& engine_flag_apps) {
   // One argument set per place the options can appear: the root command, `select`, `explain`.
   auto root = std::make_shared<SelectArgs>();
   auto sel = std::make_shared<SelectArgs>();
@@ -319,6 +350,8 @@ Command add_select_commands(CLI::App& app) {
   add_select_options(*select_cmd, *sel);
   CLI::App* explain_cmd = app.add_subcommand("explain", "the decision, step by step");
   add_select_options(*explain_cmd, *exp);
+  engine_flag_apps.push_back(select_cmd);
+  engine_flag_apps.push_back(explain_cmd);
   return [&app, root, sel, exp, select_cmd, explain_cmd]() -> std::optional<int> {
     if (*select_cmd) return run_select(*sel, false);
     if (*explain_cmd) return run_select(*exp, true);

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "attnsel/render.hpp"
 #include "cli.hpp"
@@ -36,27 +37,52 @@ Command add_versions_commands(CLI::App& app) {
   matrix->add_flag("--versions", *versions, "list the built-in matrices: engines and the releases each generation covers");
 
   struct DiffArgs {
-    std::string from, to, engine = "sglang", format = "table";
+    std::string from, to, engine = "sglang";
+    FormatChoice format;
+    bool exit_code = false;
   };
   auto args = std::make_shared<DiffArgs>();
   CLI::App* diff = matrix->add_subcommand("diff", "what changed between two matrices (releases like 0.5.3, or files)");
   diff->add_option("from", args->from, "the older matrix: a release (0.4.6), ENGINE@RELEASE, 'latest', or a file")->required();
   diff->add_option("to", args->to, "the newer matrix")->required();
   diff->add_option("--engine", args->engine, "the engine of bare releases (default sglang)");
-  diff->add_option("--format", args->format, "table|markdown|json")->check(CLI::IsMember({"table", "markdown", "json"}));
+  args->format.add_options(*diff, {"table", "markdown", "json"});
+  diff->add_flag("--exit-code", args->exit_code, "exit 1 when the matrices differ, like git diff --exit-code");
 
   return [matrix, diff, versions, args]() -> std::optional<int> {
     if (*diff) {
       auto from = matrix_named(args->from, args->engine);
       auto to = matrix_named(args->to, args->engine);
-      const MatrixFormat f = args->format == "json" ? MatrixFormat::json
-                             : args->format == "markdown" ? MatrixFormat::markdown : MatrixFormat::table;
+      const MatrixFormat f = args->format.get() == Format::json       ? MatrixFormat::json
+                             : args->format.get() == Format::markdown ? MatrixFormat::markdown
+                                                                      : MatrixFormat::table;
       std::cout << render_matrix_diff(*from, *to, f);
-      return kOk;
+      return args->exit_code && matrix_change_count(*from, *to) > 0 ? kInvalidPlan : kOk;
     }
     if (!*matrix || !*versions) return std::nullopt;
     auto generations = builtin_generations();
-    if (!generations) throw Failure{kUsage, generations.error().describe()};
+    if (!generations) fail(generations.error());
+    // --format and --json belong to `matrix`; --versions honours them.
+    const bool json = matrix->count("--json") > 0 ||
+                      (matrix->count("--format") > 0 && matrix->get_option("--format")->results().back() == "json");
+    if (json) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const auto& g : *generations) {
+        auto m = builtin_matrix_file(g.file);
+        list.push_back({{"engine", g.engine},
+                        {"default_engine", g.default_engine},
+                        {"since", to_string(g.since)},
+                        {"file", g.file},
+                        {"label", g.label},
+                        {"source", g.source},
+                        {"matrix_version", m ? nlohmann::json((*m)->info().version) : nlohmann::json(nullptr)},
+                        {"error", m ? nlohmann::json(nullptr) : nlohmann::json(m.error().describe())}});
+      }
+      const nlohmann::json body = {{"generations", list}};
+      std::cout << render_json_document("matrix-versions", body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+                << "\n";
+      return kOk;
+    }
     std::string engine;
     for (const auto& g : *generations) {
       if (g.engine != engine) {
