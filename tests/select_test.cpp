@@ -60,7 +60,7 @@ Result<Request> request_for(const Catalog& catalog, const json& c) {
   r.sparse = {std::nullopt, opt(c, "sparse_prefill"), opt(c, "sparse_decode")};
   r.deterministic = c.value("deterministic", false);
   r.strict = c.value("strict", false);
-  r.prefer = *parse_preference(c.value("prefer", std::string("sglang-default")));
+  r.prefer = *parse_preference(c.value("prefer", std::string("engine-default")));
   return r;
 }
 

@@ -190,6 +190,7 @@ TEST(EnumNamesTest, PhasePreferenceSeverityRoundTrip) {
   check_round_trip<Severity>(3, parse_severity);
   EXPECT_EQ(name_of(Preference::prefix_reuse), "prefix-reuse");  // CLI spelling, not the C++ one
   EXPECT_EQ(parse_preference("sglang-default"), Preference::sglang_default);
+  EXPECT_EQ(parse_preference("engine-default"), Preference::sglang_default);
 }
 
 TEST(EnumNamesTest, UnknownAndNearMissNamesAreRejected) {

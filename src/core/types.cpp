@@ -31,7 +31,7 @@ constexpr std::array<std::string_view, kKindCount> kKinds = {"mha", "mla", "gdn"
 constexpr std::array<std::string_view, kKvDtypeCount> kKvDtypes = {"auto",     "bf16",     "fp16",    "fp32",
                                                                    "fp8_e4m3", "fp8_e5m2", "fp4_e2m1"};
 constexpr std::array<std::string_view, kPhaseCount> kPhases = {"prefill", "decode"};
-constexpr std::array<std::string_view, 3> kPreferences = {"sglang-default", "prefix-reuse", "throughput"};
+constexpr std::array<std::string_view, 3> kPreferences = {"engine-default", "prefix-reuse", "throughput"};
 constexpr std::array<std::string_view, 3> kSeverities = {"info", "warning", "error"};
 constexpr std::array<std::string_view, kComputeDtypeCount> kComputeDtypes = {"auto", "fp16", "bf16", "fp32"};
 
@@ -73,7 +73,10 @@ std::optional<KvCacheDtype> parse_kv_dtype(std::string_view s) {
   return parse_enum<KvCacheDtype>(s, kKvDtypes);
 }
 std::optional<Phase> parse_phase(std::string_view s) { return parse_enum<Phase>(s, kPhases); }
-std::optional<Preference> parse_preference(std::string_view s) { return parse_enum<Preference>(s, kPreferences); }
+std::optional<Preference> parse_preference(std::string_view s) {
+  if (s == "sglang-default") return Preference::sglang_default;  // its name before vLLM came
+  return parse_enum<Preference>(s, kPreferences);
+}
 std::optional<Severity> parse_severity(std::string_view s) { return parse_enum<Severity>(s, kSeverities); }
 std::optional<ComputeDtype> parse_compute_dtype(std::string_view s) {
   if (s == "bfloat16") return ComputeDtype::bf16;

@@ -69,7 +69,7 @@ std::vector<std::string> Selection::flags() const {
 std::string_view name_of(ChoiceOrigin o) {
   switch (o) {
     case ChoiceOrigin::explicit_flag: return "explicit";
-    case ChoiceOrigin::sglang_auto: return "sglang-auto";
+    case ChoiceOrigin::sglang_auto: return "engine-auto";
     case ChoiceOrigin::attnsel_auto: return "attnsel-auto";
     case ChoiceOrigin::slot_default: return "default";
     case ChoiceOrigin::rewritten: return "rewritten";
@@ -80,8 +80,8 @@ std::string_view name_of(ChoiceOrigin o) {
 std::string_view name_of(PageOrigin o) {
   switch (o) {
     case PageOrigin::requested: return "requested";
-    case PageOrigin::sglang_default: return "sglang-default";
-    case PageOrigin::sglang_rewrite: return "sglang-rewrite";
+    case PageOrigin::sglang_default: return "engine-default";
+    case PageOrigin::sglang_rewrite: return "engine-rewrite";
     case PageOrigin::planned: return "planned";
   }
   return "?";

@@ -27,7 +27,7 @@ namespace {
 struct SelectArgs {
   std::optional<std::string> gpu, cuda, model, platform;
   bool sliding_window = false, multimodal = false, sinks = false, strict = false;
-  std::string prefer = "sglang-default";
+  std::string prefer = "engine-default";
   std::string dtype = "auto";
   std::optional<std::string> installed;
   int device_index = 0;
@@ -51,7 +51,7 @@ void add_select_options(CLI::App& app, SelectArgs& a) {
   app.add_option("--platform", a.platform, "cuda|rocm|npu|xpu|cpu|mps (default: from the GPU)")
       ->check(CLI::IsMember({"cuda", "rocm", "npu", "xpu", "cpu", "mps"}));
   app.add_option("--prefer", a.prefer, "page-size preference: prefix-reuse|throughput (default: what the engine does)")
-      ->check(CLI::IsMember({"prefix-reuse", "throughput", "sglang-default"}));
+      ->check(CLI::IsMember({"prefix-reuse", "throughput", "engine-default", "sglang-default"}));
   app.add_flag("--strict", a.strict, "documented caveats (e.g. FlashMLA with FP8 KV) are errors");
   app.add_option("--device", a.device_index, "which probed GPU to plan for (default 0)")->check(CLI::NonNegativeNumber);
   app.add_flag("--all-devices", a.all_devices, "plan for every probed GPU and say where the plans differ");
