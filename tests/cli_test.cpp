@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -18,9 +19,7 @@ struct CliRun {
   std::string out;  // stdout and stderr together, in order
 };
 
-CliRun run(const std::string& args) {
-  // No colour, no probing surprises: a fixed environment for every run.
-  const std::string command = std::string("env -u ATTNSEL_GPU -u ATTNSEL_MATRIX NO_COLOR=1 '") + ATTNSEL_CLI + "' " + args + " 2>&1";
+CliRun run_shell(const std::string& command) {
   CliRun r;
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return r;
@@ -30,6 +29,11 @@ CliRun run(const std::string& args) {
   const int status = pclose(pipe);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+CliRun run(const std::string& args) {
+  // No colour, no probing surprises: a fixed environment for every run.
+  return run_shell(std::string("env -u ATTNSEL_GPU -u ATTNSEL_MATRIX NO_COLOR=1 '") + ATTNSEL_CLI + "' " + args + " 2>&1");
 }
 
 std::string golden_path(const std::string& name) { return std::string(ATTNSEL_TESTS_DIR) + "/golden/" + name; }
@@ -198,6 +202,175 @@ TEST(Cli, SeveralDevicesSayWhenPlansDiffer) {
     EXPECT_TRUE(split.contains(key) && j.contains(key)) << key << ": one shape for any number of GPUs";
   // One device that cannot run it makes the whole answer "no".
   EXPECT_EQ(run("--gpu B200,sm90 --model mla --attention-backend trtllm_mla").exit_code, 1);
+}
+
+}  // namespace
+
+// ---- the output contract, names and completions (issue 15) ----
+namespace {
+
+// stdout alone: what a pipeline that parses attnsel's output reads.
+CliRun run_stdout(const std::string& args, const std::string& env = "NO_COLOR=1") {
+  return run_shell(std::string("env -u ATTNSEL_GPU -u ATTNSEL_MATRIX ") + env + " '" + ATTNSEL_CLI + "' " + args + " 2>/dev/null");
+}
+
+TEST(CliContract, UsageErrorsUnderJsonAreJsonDocumentsOnStdout) {
+  const struct {
+    const char* args;
+    const char* where;
+    const char* suggestion;
+  } cases[] = {
+      {"--gpu H10 --model mla --json", "--gpu", "H100"},
+      {"--gpu sm90 --model mla --attention-backend flashinfr --format json", nullptr, nullptr},
+      {"matrix --formt json --json", "--formt", "--format"},
+      {"check --gpuu sm90 --format json -- x", "--gpuu", "--gpu"},
+      {"chek --json", "", "check"},
+  };
+  for (const auto& c : cases) {
+    const CliRun r = run_stdout(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args;
+    const auto j = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << c.args << ": " << r.out;
+    EXPECT_EQ(j["kind"], "error") << c.args;
+    EXPECT_EQ(j["exit_code"], 2) << c.args;
+    EXPECT_FALSE(j["error"]["message"].get<std::string>().empty()) << c.args;
+    if (c.where) EXPECT_EQ(j["error"].value("where", ""), c.where) << c.args;
+    if (c.suggestion) EXPECT_EQ(j["error"]["suggestion"], c.suggestion) << c.args;
+  }
+  // Without a JSON format, stdout stays empty: the message is on stderr.
+  EXPECT_EQ(run_stdout("--gpu H10 --model mla").out, "");
+}
+
+TEST(CliContract, UnknownOptionsAndCommandsNameTheClosestValidOne) {
+  const struct {
+    const char* args;
+    const char* expected;
+  } cases[] = {
+      {"chek", "unknown command 'chek' (did you mean 'check'?)"},
+      {"matrix lnt", "matrix: unknown command 'lnt' (did you mean 'lint'?)"},
+      {"check --gpuu sm90 -- x", "--gpuu: unknown option for `attnsel check` (did you mean '--gpu'?)"},
+      {"matrix --formt json", "--formt: unknown option for `attnsel matrix` (did you mean '--format'?)"},
+      {"--gpu sm90 --model mla --jsn", "--jsn: unknown option (did you mean '--json'?)"},
+      {"--gpu sm90 --model mla --attention-backen fa3 --page-sise 1", "--page-size"},
+      {"check --gpu sm90 --attention-backend fa3", "a launch command to check goes after --"},
+  };
+  for (const auto& c : cases) {
+    const CliRun r = run(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.out;
+    EXPECT_NE(r.out.find(c.expected), std::string::npos) << c.args << "\n" << r.out;
+    EXPECT_EQ(r.out.find("The following argument"), std::string::npos) << "CLI11's raw message: " << r.out;
+  }
+}
+
+TEST(CliContract, FormatOnEverySubcommandAndJsonAsItsAlias) {
+  for (const char* args : {"--gpu sm90 --model mla", "explain --gpu sm90 --model mla", "matrix", "matrix --versions",
+                           "matrix diff 0.5.3 latest", "probe", "matrix lint --no-probes --engine sglang-diffusion"}) {
+    const CliRun a = run_stdout(std::string(args) + " --format json");
+    const CliRun b = run_stdout(std::string(args) + " --json");
+    const auto ja = nlohmann::json::parse(a.out, nullptr, false);
+    ASSERT_TRUE(ja.is_object()) << args << ": " << a.out.substr(0, 300);
+    EXPECT_EQ(ja["schema_version"], 1) << args;
+    if (std::string(args).find("lint") == std::string::npos) EXPECT_EQ(a.out, b.out) << args;  // lint times itself
+  }
+  const CliRun md = run_stdout("--gpu sm90 --model mla --format markdown");
+  EXPECT_EQ(md.exit_code, 0);
+  expect_golden("select_sm90_mla.md", md.out);
+  EXPECT_EQ(run_stdout("matrix --format text").out, run_stdout("matrix").out) << "text reads as table";
+}
+
+TEST(CliContract, ExplainJsonCarriesTheTrace) {
+  const auto j = nlohmann::json::parse(run_stdout("explain --gpu sm90 --model mla --json").out);
+  const auto& trace = j["devices"][0]["trace"];
+  ASSERT_TRUE(trace.is_array());
+  bool matched = false;
+  for (const auto& step : trace) matched = matched || (step["step"] == "entry_matched" && step["backend"] == "fa3");
+  EXPECT_TRUE(matched) << trace.dump(1);
+  EXPECT_FALSE(nlohmann::json::parse(run_stdout("--gpu sm90 --model mla --json").out)["devices"][0].contains("trace"));
+}
+
+TEST(CliContract, MatrixDiffExitCode) {
+  EXPECT_EQ(run_stdout("matrix diff 0.5.3 latest").exit_code, 0);
+  EXPECT_EQ(run_stdout("matrix diff 0.5.3 latest --exit-code").exit_code, 1);
+  EXPECT_EQ(run_stdout("matrix diff latest latest --exit-code").exit_code, 0);
+  const auto j = nlohmann::json::parse(run_stdout("matrix diff 0.5.3 latest --json").out);
+  EXPECT_EQ(j["count"], j["changes"].size());
+  EXPECT_GT(j["count"].get<int>(), 0);
+}
+
+TEST(CliContract, Colour) {
+  const std::string esc = "\033[";
+  EXPECT_NE(run_stdout("--gpu sm90 --model mla --color always", "NO_COLOR=").out.find(esc), std::string::npos);
+  EXPECT_NE(run_stdout("--gpu sm90 --model mla --color always", "NO_COLOR=1").out.find(esc), std::string::npos)
+      << "an explicit --color always wins over NO_COLOR";
+  EXPECT_EQ(run_stdout("--gpu sm90 --model mla --color never", "NO_COLOR=").out.find(esc), std::string::npos);
+  EXPECT_EQ(run_stdout("matrix --color auto", "NO_COLOR= TERM=xterm").out.find(esc), std::string::npos) << "not a terminal";
+  EXPECT_EQ(run_stdout("check --color sometimes --gpu sm90 -- x").exit_code, 2);
+}
+
+// The bash completion, loaded into a real bash, asked what it completes.
+std::string complete_bash(const std::string& script, const std::string& line) {
+  const std::string path = ::testing::TempDir() + "attnsel-completion.bash";
+  std::ofstream(path) << script;
+  const std::string command = "bash -c 'source \"" + path + "\"; COMP_WORDS=(" + line +
+                              "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _attnsel; printf \"%s\\n\" \"${COMPREPLY[@]}\"'";
+  return run_shell(command).out;
+}
+
+TEST(CliCompletion, BashCompletesCommandsOptionsAndDataValues) {
+  const CliRun script = run_stdout("completion bash");
+  ASSERT_EQ(script.exit_code, 0);
+  const struct {
+    const char* line;
+    std::vector<const char*> expected;
+  } cases[] = {
+      {"attnsel ch", {"check"}},
+      {"attnsel matrix l", {"lint"}},
+      {"attnsel --gpu H1", {"H100"}},
+      {"attnsel --gpu sm1", {"sm100", "sm120"}},
+      {"attnsel --gpu sm90 --model deepseek-ai/DeepSeek-V", {"deepseek-ai/DeepSeek-V3"}},
+      {"attnsel --gpu sm90 --attention-backend fl", {"flashinfer", "flashmla"}},
+      {"attnsel explain --kv-cache-dtype fp8", {"fp8_e4m3"}},
+      {"attnsel check --for", {"--format"}},
+      {"attnsel check --format \"\"", {"github", "json", "text"}},
+      {"attnsel --engine \"\"", {"sglang", "vllm"}},
+      {"attnsel completion \"\"", {"bash", "fish", "zsh"}},
+      {"attnsel probe --", {"--json", "--format", "--color"}},
+  };
+  for (const auto& c : cases) {
+    const std::string out = complete_bash(script.out, c.line);
+    for (const char* word : c.expected)
+      EXPECT_NE(("\n" + out).find(std::string("\n") + word + "\n"), std::string::npos) << c.line << " -> " << out.substr(0, 400);
+  }
+  // After -- the launch command is not attnsel's: no attnsel words.
+  EXPECT_EQ(complete_bash(script.out, "attnsel check --gpu sm90 -- python3 --"), "\n");
+}
+
+TEST(CliCompletion, ZshAndFishScriptsParseWhereTheShellsExist) {
+  for (const char* shell : {"zsh", "fish"}) {
+    const CliRun script = run_stdout(std::string("completion ") + shell);
+    ASSERT_EQ(script.exit_code, 0) << shell;
+    EXPECT_NE(script.out.find("H100"), std::string::npos) << shell << ": GPU names from the data";
+    EXPECT_NE(script.out.find("attention-backend"), std::string::npos) << shell << ": the engine's flags";
+    if (run_shell(std::string("command -v ") + shell + " >/dev/null").exit_code != 0) continue;
+    const std::string path = ::testing::TempDir() + "attnsel-completion." + shell;
+    std::ofstream(path) << script.out;
+    const CliRun parsed = run_shell(std::string(shell) + " -n '" + path + "' 2>&1");
+    EXPECT_EQ(parsed.exit_code, 0) << shell << ": " << parsed.out;
+  }
+}
+
+TEST(CliCompletion, ManPageCoversEverySubcommandAndOption) {
+  const CliRun man = run_stdout("man");
+  ASSERT_EQ(man.exit_code, 0);
+  EXPECT_EQ(man.out.rfind(".TH ATTNSEL 1", 0), 0u);
+  for (const char* section : {".SH NAME", ".SH SYNOPSIS", ".SH COMMANDS", ".SH EXIT STATUS", ".SH ENVIRONMENT", ".SH EXAMPLES"})
+    EXPECT_NE(man.out.find(section), std::string::npos) << section;
+  for (const char* text : {"attnsel check\"", "attnsel matrix diff\"", "\\-\\-exit\\-code", "\\-\\-stdin\\-filename", "\\-\\-color"})
+    EXPECT_NE(man.out.find(text), std::string::npos) << text;
+  if (run_shell("command -v groff >/dev/null").exit_code == 0) {
+    const CliRun warnings = run_shell(std::string("'") + ATTNSEL_CLI + "' man | groff -man -Tutf8 -ww -z 2>&1");
+    EXPECT_EQ(warnings.out, "") << "groff warnings";
+  }
 }
 
 }  // namespace
