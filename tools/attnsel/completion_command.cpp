@@ -3,6 +3,7 @@
 // the data (GPU names, model ids, engines and releases, the engine's launch flags and their values).
 // Nothing here is written by hand twice: a new option or GPU appears in both on the next build.
 #include <algorithm>
+#include <cctype>
 #include <ctime>
 #include <iostream>
 #include <set>
@@ -32,6 +33,7 @@ struct CommandSpec {
   std::string help;
   std::vector<OptionSpec> options;
   std::vector<std::string> subcommands;
+  std::vector<OptionSpec> positionals;        // "FROM", "INPUTS..." with their help
   bool positional_files = false;             // takes FILE arguments (check)
   std::vector<std::string> positional_values;  // or one of these words (completion's shell)
 };
@@ -94,16 +96,19 @@ void collect(CLI::App* app, const std::string& path, const DataValues& data, std
   c.name = app->get_name();
   c.help = app->get_description();
   for (CLI::Option* o : app->get_options()) {
-    if (o->get_lnames().empty() && o->get_snames().empty()) {  // a positional: words, else files
+    if (o->get_positional()) {  // completed as words, else files
       c.positional_values = member_choices(o);
       c.positional_files = c.positional_values.empty();
+      std::string name = o->get_name();
+      std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+      c.positionals.push_back(OptionSpec{{name + (o->get_expected_max() > 1 ? "..." : "")}, o->get_description(), true, {}, false});
       continue;
     }
     OptionSpec s;
     for (const auto& n : o->get_lnames()) s.names.push_back("--" + n);
     for (const auto& n : o->get_snames()) s.names.push_back("-" + n);
     s.help = o->get_description();
-    s.takes_value = o->get_type_size() != 0;
+    s.takes_value = o->get_expected_max() > 0;
     s.values = member_choices(o);
     const std::string& first = s.names.front();
     if (first == "--gpu") s.values = data.gpus;
@@ -293,11 +298,13 @@ std::string man_page(const std::vector<CommandSpec>& commands, const std::string
   std::string out = fmt::format(".TH ATTNSEL 1 \"\" \"attnsel {}\" \"User Commands\"\n", version());
   out += ".SH NAME\nattnsel \\- pick and check attention backends for SGLang and vLLM before the model loads\n";
   out += ".SH SYNOPSIS\n";
-  for (const CommandSpec& c : commands)
-    if (c.subcommands.empty() || c.path.empty())
-      out += fmt::format(".B attnsel{}\n[\\fIOPTIONS\\fR]{}\n.br\n", c.path.empty() ? "" : " " + roff(c.path),
-                         c.path.empty() || c.path == "select" || c.path == "explain" ? " [\\fIENGINE FLAGS\\fR]"
-                         : c.positional_files ? " [\\fIFILE\\fR|\\fIDIR\\fR...|\\-\\- \\fICOMMAND\\fR...]" : "");
+  for (const CommandSpec& c : commands) {
+    std::string args;
+    for (const auto& p : c.positionals) args += fmt::format(" \\fI{}\\fR", roff(p.names.front()));
+    if (c.path.empty() || c.path == "select" || c.path == "explain") args += " [\\fIENGINE FLAGS\\fR]";
+    if (c.path == "check") args += " | \\-\\- \\fICOMMAND\\fR...";
+    out += fmt::format(".B attnsel{}\n[\\fIOPTIONS\\fR]{}\n.br\n", c.path.empty() ? "" : " " + roff(c.path), args);
+  }
   out += ".SH DESCRIPTION\n"
          "attnsel knows which attention backend runs on which GPU, CUDA version, model kind, KV cache dtype, "
          "speculative top\\-k and page size, for each engine release, from a declarative capability matrix where every "
@@ -308,6 +315,7 @@ std::string man_page(const std::vector<CommandSpec>& commands, const std::string
   for (const CommandSpec& c : commands) {
     out += fmt::format(".SS \"attnsel{}\"\n{}\n", c.path.empty() ? "" : " " + roff(c.path),
                        roff(c.help.empty() ? "plan attention backends and the page size (the default command)" : c.help));
+    for (const auto& p : c.positionals) out += fmt::format(".TP\n\\fI{}\\fR\n{}\n", roff(p.names.front()), roff(p.help));
     for (const auto& o : c.options) {
       if (o.help == "the engine's flag") continue;  // the engine's own flags: see ENGINE FLAGS
       std::string names;
