@@ -1234,6 +1234,35 @@ TEST_F(CheckCli, Files) {
       << r.out;
 }
 
+// --format github appends the Markdown report to $GITHUB_STEP_SUMMARY, within what GitHub keeps.
+TEST_F(CheckCli, StepSummaryAndMarkdown) {
+  const std::string summary = (dir_ / "summary.md").string();
+  auto run_with_summary = [&](const std::string& format) {
+    const std::string cmd = "cd '" + kFixtures + "' && env -u ATTNSEL_GPU GITHUB_STEP_SUMMARY='" + summary + "' '" +
+                            std::string(ATTNSEL_CLI) + "' check --gpu sm90 --format " + format + " launch.sh >'" +
+                            (dir_ / "out").string() + "' 2>'" + (dir_ / "err").string() + "'";
+    const int status = std::system(cmd.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  file("summary.md", "# before\n");
+  EXPECT_EQ(run_with_summary("github"), 1);
+  std::string md = read_file(summary);
+  EXPECT_EQ(md.rfind("# before\n## ❌ attnsel check: 4 of 8 commands fail\n", 0), 0u) << md.substr(0, 200);
+  EXPECT_TRUE(contains(md, "| `launch.sh:15:70` | sm90 | ❌ error | `cell.compute-capability` |"));
+  EXPECT_EQ(md.substr(9), run("check --gpu sm90 --format markdown launch.sh").out) << "the same report as --format markdown";
+
+  file("summary.md", "# before\n");
+  EXPECT_EQ(run_with_summary("text"), 1);
+  EXPECT_EQ(read_file(summary), "# before\n") << "only --format github writes the step summary";
+
+  // Nearly the 1 MiB GitHub keeps: the report is left out, with a warning, and the check goes on.
+  file("summary.md", std::string(1024 * 1024 - 4096, 'x'));
+  EXPECT_EQ(run_with_summary("github"), 1);
+  EXPECT_EQ(read_file(summary).size(), 1024u * 1024u - 4096u);
+  EXPECT_TRUE(contains(read_file((dir_ / "err").string()), "GITHUB_STEP_SUMMARY"));
+  EXPECT_TRUE(contains(read_file((dir_ / "out").string()), "::error file=launch.sh,line=15,col=70"));
+}
+
 TEST_F(CheckCli, NoCommandInTheFilesIsAWarningNotAFailure) {
   const std::string none = file("notes.md", "# nothing to launch\n\n```bash\ntext-generation-launcher --model-id x\n```\n");
   const CliRun r = run("check --gpu sm90 '" + none + "'");
