@@ -298,9 +298,12 @@ struct Tally {
     return fmt::format("{} command{} checked for {}: {} failing, {} with warnings, {} clean", commands,
                        commands == 1 ? "" : "s", fmt::join(gpus, ", "), failing, warned, clean);
   }
+  // As the JSON summary counts them: skipped blocks (warnings too, in annotations) on their own.
   std::string findings_line() const {
-    return fmt::format("{} error{}, {} warning{}, {} note{}", errors, errors == 1 ? "" : "s", warnings + skipped,
-                       warnings + skipped == 1 ? "" : "s", notes, notes == 1 ? "" : "s");
+    std::string line = fmt::format("{} error{}, {} warning{}, {} note{}", errors, errors == 1 ? "" : "s", warnings,
+                                   warnings == 1 ? "" : "s", notes, notes == 1 ? "" : "s");
+    if (skipped > 0) line += fmt::format(", {} skipped block{}", skipped, skipped == 1 ? "" : "s");
+    return line;
   }
   // Whether the exit code is 0: what the CLI decides, from the same counts.
   bool ok(const CheckInputs& in) const {
@@ -806,9 +809,8 @@ class MarkdownWriter final : public CheckWriter {
     if (tally_.commands > 0)
       head += md_cell(tally_.commands_line(), 600) + (tally_.strict ? " (--strict: warnings fail)" : "") + ".\n";
     const std::size_t files = std::max(in.files, tally_.files.size());
-    head += fmt::format("{} file{} read, {} with launch commands; {}{}.\n", files, files == 1 ? "" : "s",
-                        std::max(in.files_with_commands, tally_.files.size()), tally_.findings_line(),
-                        tally_.skipped ? fmt::format(" ({} of them skipped blocks)", tally_.skipped) : "");
+    head += fmt::format("{} file{} read, {} with launch commands; {}.\n", files, files == 1 ? "" : "s",
+                        std::max(in.files_with_commands, tally_.files.size()), tally_.findings_line());
     if (!in.problems.empty() || !in.warnings.empty()) {
       head += "\n**Not checked or not certain** (attnsel exits 2 on an input it cannot read):\n\n";
       std::size_t shown = 0;
