@@ -809,7 +809,9 @@ TEST(CheckRender, GithubAnnotationsForAScript) {
       "(trtllm_mla, cutlass_mla)\n"
       "::notice file=launch.sh,line=42,title=attnsel check.model-assumed::--model-path '$(cat /models/name)': the model "
       "comes from a command substitution when the command runs, so attnsel cannot look it up; checked as kind mha "
-      "(standard multi-head attention), the default" + model_note + "\n";
+      "(standard multi-head attention), the default" + model_note + "\n"
+      // Commands, not command x GPU pairs: 27 fails on both GPUs and is one failing command.
+      "attnsel: 8 commands checked for sm90, sm100: 5 failing, 1 with warnings, 2 clean; 5 errors, 3 warnings, 1 note\n";
   EXPECT_EQ(got, want);
 }
 
@@ -817,7 +819,8 @@ TEST(CheckRender, GithubWithoutAFileAndWithEscapes) {
   const CommandCheck c = check_one({"--attention-backend", "trtllm_mla", "--model", "deepseek-ai/DeepSeek-R1"}, "sm90");
   EXPECT_EQ(render_check_github({c}),
             "::error title=attnsel cell.compute-capability::--attention-backend trtllm_mla: TensorRT-LLM MLA needs "
-            "compute capability 10.x or 12.x; this GPU is sm90 (Hopper)\n");
+            "compute capability 10.x or 12.x; this GPU is sm90 (Hopper)\n"
+            "attnsel: 1 command checked for sm90: 1 failing, 0 with warnings, 0 clean; 1 error, 0 warnings, 0 notes\n");
   // A file name with a colon and a comma stays one property.
   CommandCheck odd = c;
   odd.command.file = "deploy/a:b,c.sh";
@@ -830,9 +833,24 @@ TEST(CheckRender, GithubWithoutAFileAndWithEscapes) {
 
 TEST(CheckRender, JsonOneObjectPerCommandAndGpu) {
   const auto checks = check_file("launch.sh", "sm90,sm100");
-  const json j = json::parse(render_check_json(checks));
-  ASSERT_TRUE(j.is_array());
+  const json doc = json::parse(render_check_json(checks));
+  ASSERT_TRUE(doc.is_object());
+  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["kind"], "check");
+  EXPECT_EQ(doc["ok"], false);
+  const json& j = doc["results"];
   ASSERT_EQ(j.size(), 16u);  // 8 commands (7 SGLang, 1 vLLM) x 2 GPUs
+  const json& sum = doc["summary"];
+  EXPECT_EQ(sum["commands"], 8);
+  EXPECT_EQ(sum["results"], 16);
+  EXPECT_EQ(sum["commands_failing"], 5);  // commands, not the 6 failing command x GPU pairs
+  EXPECT_EQ(sum["commands_with_warnings"], 1);
+  EXPECT_EQ(sum["commands_clean"], 2);
+  EXPECT_EQ(sum["files"], 1);
+  EXPECT_EQ(sum["gpus"], (Args{"sm90", "sm100"}));
+  EXPECT_EQ(sum["errors"], 5);  // as annotated: one finding shared by both GPUs counts once
+  EXPECT_EQ(sum["warnings"], 3);
+  EXPECT_EQ(sum["notes"], 1);
   const json& bad = j[2];    // launch.sh:15 on sm90
   EXPECT_EQ(bad["file"], "launch.sh");
   EXPECT_EQ(bad["line"], 15);
@@ -875,7 +893,7 @@ TEST(CheckRender, JsonOneObjectPerCommandAndGpu) {
   EXPECT_EQ(typo["check_findings"][0]["value"], "flashinfr");
   EXPECT_EQ(typo["device"]["arch"], "sm90");
 
-  const json argv = json::parse(render_check_json({check_one({"--attention-backend", "fa3"}, "sm90")}));
+  const json argv = json::parse(render_check_json({check_one({"--attention-backend", "fa3"}, "sm90")}))["results"];
   EXPECT_TRUE(argv[0]["file"].is_null());
   EXPECT_TRUE(argv[0]["line"].is_null());
 }
@@ -888,8 +906,234 @@ TEST(CheckRender, TextNamesTheLineTheVerdictAndWhatRuns) {
                              "capability 10.x or 12.x; this GPU is sm90 (Hopper)  [cell.compute-capability]\n"));
   EXPECT_TRUE(contains(text, "    runs   attention trtllm_mla · page size 64 (set by SGLang) · KV cache auto\n"));
   EXPECT_TRUE(contains(text, "    flags  --attention-backend trtllm_mla --page-size 64\n"));
-  EXPECT_TRUE(contains(text, "8 commands checked for sm90, sm100: 6 failing, 3 with warnings, 7 clean\n"));
+  // Commands, not command x GPU pairs (those were 6 failing, 3 with warnings, 7 clean).
+  EXPECT_TRUE(contains(text, "\n8 commands checked for sm90, sm100: 5 failing, 1 with warnings, 2 clean\n"));
   EXPECT_EQ(text.find("\033["), std::string::npos);  // no colour unless asked
+}
+
+// ---- columns, limits, hostile names, the Markdown report ----
+
+// A command whose one finding is on `flag` at `line`.
+CommandCheck with_finding(const std::string& flag, int line) {
+  CommandCheck c;
+  c.command.file = "f.sh";
+  c.command.line = 1;
+  CheckDiagnostic d;
+  d.diagnostic.rule = "r";
+  d.diagnostic.severity = Severity::error;
+  d.flag = flag;
+  d.line = line;
+  c.findings.push_back(d);
+  return c;
+}
+
+std::pair<int, int> column_of(const std::string& flag, int line, const std::string& text) {
+  std::vector<CommandCheck> checks = {with_finding(flag, line)};
+  locate_columns(checks, text);
+  return {checks[0].findings[0].column, checks[0].findings[0].end_column};
+}
+
+TEST(CheckColumns, TheFlagsTokenOnItsLineOrNone) {
+  using P = std::pair<int, int>;
+  EXPECT_EQ(column_of("--page-size", 2, "x\n  --page-size 64 \\\n"), (P{3, 14}));
+  EXPECT_EQ(column_of("--attention-backend", 1, "sglang serve m --attention-backend=fa3\n"), (P{16, 35}));
+  EXPECT_EQ(column_of("--tp", 1, "CMD [\"sglang\", \"serve\", \"m\", \"--tp\", \"8\"]"), (P{31, 35}));  // JSON form
+  EXPECT_EQ(column_of("--tp", 1, "a --tp-size 2 --tp 8\r\n"), (P{15, 19}));  // not inside --tp-size; CRLF
+  EXPECT_EQ(column_of("--tp", 1, "a --tp-size 2\n--tp 8\n"), (P{0, 0}));    // only a longer flag on the line
+  EXPECT_EQ(column_of("--tp", 1, "a --tp 2; b --tp 4\n"), (P{0, 0}));       // twice: which one is not certain
+  EXPECT_EQ(column_of("--tp", 1, "é ü --tp 2\n"), (P{5, 9}));                // characters, not bytes
+  EXPECT_EQ(column_of("--tp", 1, "\xff --tp 2\n"), (P{0, 0}));              // invalid UTF-8 before it
+  EXPECT_EQ(column_of("--tp", 1, "\xf0\x9f\x98\x80 --tp 2\n"), (P{0, 0}));  // outside the BMP: editors differ
+  EXPECT_EQ(column_of("--tp", 3, "--tp 2\n"), (P{0, 0}));                   // no such line
+  EXPECT_EQ(column_of("--tp", 0, "--tp 2\n"), (P{0, 0}));
+  EXPECT_EQ(column_of("", 1, "--tp 2\n"), (P{0, 0}));
+  // A value set in a config file names that file: the flag text is not on the command's line.
+  EXPECT_EQ(column_of("--tp (in cfg.yaml:3)", 1, "sglang serve m --config cfg.yaml --tp 2\n"), (P{0, 0}));
+}
+
+TEST(CheckRender, GithubColumnsFromTheFile) {
+  std::vector<CommandCheck> checks = check_file("launch.sh", "sm90");
+  locate_columns(checks, read_file(kFixtures + "launch.sh"));
+  const std::string got = render_check_github(checks);
+  // launch.sh:15 `python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --attention-backend=trtllm_mla`
+  EXPECT_TRUE(contains(got, "::error file=launch.sh,line=15,col=70,endLine=15,endColumn=89,title=attnsel "
+                            "cell.compute-capability::--attention-backend trtllm_mla:"))
+      << got;
+  EXPECT_TRUE(contains(got, "::error file=launch.sh,line=21,col=3,endLine=21,endColumn=14,title=attnsel cell.page-size::"));
+  const json j = json::parse(render_check_json(checks))["results"];
+  EXPECT_EQ(j[1]["errors"][0]["column"], 70);
+}
+
+TEST(CheckRender, GithubHostileFileNamesStayOneCommand) {
+  CommandCheck c = check_one({"--attention-backend", "flashinfr"}, "sm90");
+  c.command.file = "dir/a\nb::c%d,e\r.sh";
+  c.command.line = 2;
+  for (auto& d : c.findings) d.line = 2;
+  const std::string got = render_check_github({c});
+  EXPECT_TRUE(contains(got, "::error file=dir/a%0Ab%3A%3Ac%25d%2Ce%0D.sh,line=2,title=attnsel args.choice::"));
+  std::istringstream lines(got);
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_TRUE(line.rfind("::", 0) == 0 || line.rfind("attnsel: ", 0) == 0) << line;
+    EXPECT_EQ(line.find('\r'), std::string::npos);
+  }
+}
+
+// n commands, each one error (an unknown backend) on its own line of f.sh.
+std::vector<CommandCheck> failing_commands(int n) {
+  const CommandCheck one =
+      check_one({"--model", "meta-llama/Meta-Llama-3.1-8B-Instruct", "--attention-backend", "flashinfr"}, "sm90");
+  std::vector<CommandCheck> out;
+  for (int i = 1; i <= n; ++i) {
+    CommandCheck c = one;
+    c.command.file = "f.sh";
+    c.command.line = i;
+    for (auto& d : c.findings) d.line = i;
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::size_t count_lines_starting(const std::string& text, const std::string& prefix) {
+  std::size_t n = 0;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) n += line.rfind(prefix, 0) == 0;
+  return n;
+}
+
+TEST(CheckRender, GithubSaysWhenThereAreMoreThanItAnnotates) {
+  const std::string ten = render_check_github(failing_commands(10));
+  EXPECT_EQ(count_lines_starting(ten, "::error "), 10u);
+  EXPECT_EQ(count_lines_starting(ten, "::notice "), 0u) << "10 errors: GitHub shows them all";
+
+  const std::string many = render_check_github(failing_commands(23));
+  EXPECT_EQ(count_lines_starting(many, "::error "), 23u);  // all in the log
+  ASSERT_EQ(count_lines_starting(many, "::notice "), 1u);
+  EXPECT_TRUE(contains(many, "attnsel found 23 errors, 0 warnings, 0 notes in 23 commands; GitHub annotates at most "
+                             "10 errors, 10 warnings and 10 notices per step"))
+      << many;
+  EXPECT_TRUE(contains(many, "attnsel check --format text"));
+  EXPECT_TRUE(contains(many, "attnsel: 23 commands checked for sm90: 23 failing, 0 with warnings, 0 clean"));
+  EXPECT_EQ(many.rfind("::notice "), many.find("::notice "));  // after the errors: the last annotation
+  EXPECT_GT(many.find("::notice "), many.rfind("::error "));
+
+  // With the step summary written, the notice points there.
+  std::ostringstream out;
+  CheckWriterOptions o;
+  o.step_summary = true;
+  auto writer = make_check_writer(CheckFormat::github, out, o);
+  writer->command(failing_commands(11), nullptr);
+  writer->finish();
+  EXPECT_TRUE(contains(out.str(), "All of them: the job's step summary, or `attnsel check --format text`."));
+}
+
+TEST(CheckRender, GithubKeepsTheLastNoticeForTheTotals) {
+  // Notes past the ninth are log lines, so that GitHub's tenth notice is the one with the totals.
+  const CommandCheck one = check_one({"--model-path", "$(cat /m)", "--attention-backend", "triton"}, "sm90");
+  ASSERT_FALSE(one.findings.empty());
+  ASSERT_EQ(one.findings[0].diagnostic.severity, Severity::info) << one.findings[0].diagnostic.rule;
+  std::vector<CommandCheck> checks;
+  for (int i = 1; i <= 12; ++i) {
+    CommandCheck c = one;
+    c.command.file = "f.sh";
+    c.command.line = i;
+    for (auto& d : c.findings) d.line = i;
+    checks.push_back(c);
+  }
+  const std::string got = render_check_github(checks);
+  EXPECT_EQ(count_lines_starting(got, "::notice "), 10u) << got;
+  EXPECT_EQ(count_lines_starting(got, "attnsel note: f.sh:"), 12u - 9u);
+  EXPECT_TRUE(contains(got, "12 notes in 12 commands"));
+}
+
+TEST(CheckRender, StrictCountsAWarningAsFailing) {
+  const CommandCheck warned =
+      check_one({"--model", "deepseek-ai/DeepSeek-R1", "--attention-backend", "flashmla", "--kv-cache-dtype", "fp8_e4m3"}, "sm90");
+  ASSERT_EQ(warned.verdict(), Verdict::warning);
+  for (bool strict : {false, true}) {
+    std::ostringstream out;
+    CheckWriterOptions o;
+    o.strict = strict;
+    auto writer = make_check_writer(CheckFormat::json, out, o);
+    writer->command({warned}, nullptr);
+    writer->finish();
+    const json j = json::parse(out.str());
+    EXPECT_EQ(j["summary"]["commands_failing"], strict ? 1 : 0);
+    EXPECT_EQ(j["summary"]["commands_with_warnings"], strict ? 0 : 1);
+    EXPECT_EQ(j["ok"], !strict);
+  }
+}
+
+TEST(CheckRender, JsonIsOneObjectWhateverTheIndent) {
+  const auto checks = check_file("launch.sh", "sm90,sm100");
+  const std::vector<Error> skipped = {Error{ErrorCode::parse_error, "unterminated single quote", "a:b.sh:3:7", {}, {}}};
+  const json pretty = json::parse(render_check_json(checks, skipped, {}, 2));
+  const std::string line = render_check_json(checks, skipped, {}, -1);
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  EXPECT_EQ(json::parse(line), pretty);
+  std::vector<std::string> keys;
+  for (auto it = pretty.begin(); it != pretty.end(); ++it) keys.push_back(it.key());
+  // Sorted by nlohmann; the text's order is checked below.
+  EXPECT_EQ(line.rfind("{\"schema_version\":1,\"attnsel_version\":\"", 0), 0u) << line.substr(0, 80);
+  EXPECT_TRUE(contains(line, "\"kind\":\"check\",\"results\":[{"));
+  ASSERT_EQ(pretty["skipped"].size(), 1u);
+  EXPECT_EQ(pretty["skipped"][0], json({{"file", "a:b.sh"}, {"line", 3}, {"column", 7}, {"message", "unterminated single quote"}}));
+  EXPECT_EQ(pretty["summary"]["skipped_blocks"], 1);
+  // Inputs the caller could not read make it not ok, as they make the exit code 2.
+  std::ostringstream out;
+  auto writer = make_check_writer(CheckFormat::json, out);
+  CheckInputs in;
+  in.files = 3;
+  in.problems = {"x.sh: cannot open: No such file or directory"};
+  writer->finish(in);
+  const json empty = json::parse(out.str());
+  EXPECT_EQ(empty["ok"], false);
+  EXPECT_EQ(empty["summary"]["files"], 3);
+  EXPECT_EQ(empty["summary"]["input_problems"][0], "x.sh: cannot open: No such file or directory");
+  EXPECT_EQ(empty["results"], json::array());
+}
+
+TEST(CheckRender, MarkdownReport) {
+  const auto checks = check_file("launch.sh", "sm90,sm100");
+  const std::string md = render_check_markdown(checks);
+  EXPECT_EQ(md.rfind("## ❌ attnsel check: 5 of 8 commands fail\n", 0), 0u) << md.substr(0, 200);
+  EXPECT_TRUE(contains(md, "8 commands checked for sm90, sm100: 5 failing, 1 with warnings, 2 clean.\n"));
+  EXPECT_TRUE(contains(md, "| where | GPU | severity | rule | message |\n|---|---|---|---|---|\n"));
+  EXPECT_TRUE(contains(md, "| `launch.sh:15` | sm90 | ❌ error | `cell.compute-capability` | --attention-backend "
+                           "trtllm\\_mla: TensorRT-LLM MLA needs compute capability 10.x or 12.x; this GPU is sm90 (Hopper) |\n"))
+      << md;
+  EXPECT_TRUE(contains(md, "| ❌ | `launch.sh:27` | `python -m sglang.launch_server --model "
+                           "meta-llama/Meta-Llama-3.1-8B-Instruct --attention-backend flashinfr` | sm90 ❌ error · sm100 ❌ error |\n"));
+  EXPECT_TRUE(contains(md, "mha\\|mla\\|gdn\\|dsa"));  // `|` in a message does not split the cell
+  EXPECT_TRUE(contains(md, "| ✅ | `launch.sh:42` |"));
+  EXPECT_FALSE(contains(md, "not shown"));
+}
+
+TEST(CheckRender, MarkdownEscapesCellsAndStaysUnderItsCap) {
+  CommandCheck c = check_one({"--attention-backend", "flashinfr"}, "sm90");
+  c.command.file = "a|b\nc`d<script>.sh";
+  c.command.line = 4;
+  for (auto& d : c.findings) d.line = 4;
+  const std::string md = render_check_markdown({c});
+  // One line, `|` escaped, in a code span whose fence is longer than the backticks inside.
+  EXPECT_TRUE(contains(md, "| ``a\\|b c`d<script>.sh:4`` | sm90 |")) << md;
+  std::istringstream lines(md);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("| ", 0) == 0) EXPECT_EQ(line.back(), '|') << line;  // no row is cut by a newline
+
+  for (std::size_t cap : {std::size_t{5000}, std::size_t{20000}}) {
+    std::ostringstream out;
+    CheckWriterOptions o;
+    o.max_bytes = cap;
+    auto writer = make_check_writer(CheckFormat::markdown, out, o);
+    const auto many = failing_commands(400);
+    for (std::size_t i = 0; i < many.size(); ++i) writer->command({many[i]}, nullptr);
+    writer->finish();
+    const std::string report = out.str();
+    EXPECT_LE(report.size(), cap);
+    EXPECT_TRUE(contains(report, "400 commands checked for sm90: 400 failing")) << "the totals count everything";
+    EXPECT_TRUE(contains(report, "more findings not shown: this report is capped at " + std::to_string(cap) + " bytes"))
+        << report.substr(report.size() - 400);
+  }
 }
 
 // ---- the command line: exit codes and outputs ----
@@ -964,7 +1208,10 @@ TEST_F(CheckCli, Files) {
   CliRun r = run("check --gpu sm90,sm100 --format github launch.sh");
   EXPECT_EQ(r.code, 1);
   // The CLI checks against the newest generation.
-  EXPECT_EQ(r.out, render_check_github(check_file("launch.sh", "sm90,sm100", {}, *builtin_matrix())));
+  std::vector<CommandCheck> want = check_file("launch.sh", "sm90,sm100", {}, *builtin_matrix());
+  locate_columns(want, read_file(kFixtures + "launch.sh"));
+  EXPECT_EQ(r.out, render_check_github(want));
+  EXPECT_TRUE(contains(r.out, "::error file=launch.sh,line=15,col=70,endLine=15,endColumn=89,title=")) << r.out;
   EXPECT_TRUE(r.err.empty()) << r.err;
 
   // Only the good command of the Dockerfile, on the GPU it is for.
@@ -974,7 +1221,7 @@ TEST_F(CheckCli, Files) {
                                 "\"meta-llama/Meta-Llama-3.1-8B-Instruct\", \"--attention-backend\", \"fa3\"]\n");
   r = run("check --gpu H100 --format json '" + good + "'");
   EXPECT_EQ(r.code, 0) << r.out << r.err;
-  const json j = json::parse(r.out);
+  const json j = json::parse(r.out)["results"];
   ASSERT_EQ(j.size(), 1u);
   EXPECT_EQ(j[0]["file"], good);
   EXPECT_EQ(j[0]["line"], 2);
@@ -983,7 +1230,37 @@ TEST_F(CheckCli, Files) {
   // Standard input is read as a shell script.
   r = run("check --gpu sm90 --format github -", "sglang serve x/y --attention-backend flashinfr\n");
   EXPECT_EQ(r.code, 1);
-  EXPECT_TRUE(contains(r.out, "::error file=<stdin>,line=1,title=attnsel args.choice::"));
+  EXPECT_TRUE(contains(r.out, "::error file=<stdin>,line=1,col=18,endLine=1,endColumn=37,title=attnsel args.choice::"))
+      << r.out;
+}
+
+// --format github appends the Markdown report to $GITHUB_STEP_SUMMARY, within what GitHub keeps.
+TEST_F(CheckCli, StepSummaryAndMarkdown) {
+  const std::string summary = (dir_ / "summary.md").string();
+  auto run_with_summary = [&](const std::string& format) {
+    const std::string cmd = "cd '" + kFixtures + "' && env -u ATTNSEL_GPU GITHUB_STEP_SUMMARY='" + summary + "' '" +
+                            std::string(ATTNSEL_CLI) + "' check --gpu sm90 --format " + format + " launch.sh >'" +
+                            (dir_ / "out").string() + "' 2>'" + (dir_ / "err").string() + "'";
+    const int status = std::system(cmd.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  file("summary.md", "# before\n");
+  EXPECT_EQ(run_with_summary("github"), 1);
+  std::string md = read_file(summary);
+  EXPECT_EQ(md.rfind("# before\n## ❌ attnsel check: 4 of 8 commands fail\n", 0), 0u) << md.substr(0, 200);
+  EXPECT_TRUE(contains(md, "| `launch.sh:15:70` | sm90 | ❌ error | `cell.compute-capability` |"));
+  EXPECT_EQ(md.substr(9), run("check --gpu sm90 --format markdown launch.sh").out) << "the same report as --format markdown";
+
+  file("summary.md", "# before\n");
+  EXPECT_EQ(run_with_summary("text"), 1);
+  EXPECT_EQ(read_file(summary), "# before\n") << "only --format github writes the step summary";
+
+  // Nearly the 1 MiB GitHub keeps: the report is left out, with a warning, and the check goes on.
+  file("summary.md", std::string(1024 * 1024 - 4096, 'x'));
+  EXPECT_EQ(run_with_summary("github"), 1);
+  EXPECT_EQ(read_file(summary).size(), 1024u * 1024u - 4096u);
+  EXPECT_TRUE(contains(read_file((dir_ / "err").string()), "GITHUB_STEP_SUMMARY"));
+  EXPECT_TRUE(contains(read_file((dir_ / "out").string()), "::error file=launch.sh,line=15,col=70"));
 }
 
 TEST_F(CheckCli, NoCommandInTheFilesIsAWarningNotAFailure) {
@@ -991,7 +1268,12 @@ TEST_F(CheckCli, NoCommandInTheFilesIsAWarningNotAFailure) {
   const CliRun r = run("check --gpu sm90 '" + none + "'");
   EXPECT_EQ(r.code, 0);
   EXPECT_TRUE(contains(r.err, "warning: no engine launch command found in 1 file"));
-  EXPECT_EQ(run("check --gpu sm90 --format json '" + none + "'").out, "[]\n");
+  const json j = json::parse(run("check --gpu sm90 --format json '" + none + "'").out);
+  EXPECT_EQ(j["results"], json::array());
+  EXPECT_EQ(j["summary"]["files"], 1);
+  EXPECT_EQ(j["summary"]["files_with_commands"], 0);
+  EXPECT_EQ(j["summary"]["commands"], 0);
+  EXPECT_EQ(j["ok"], true);
 }
 
 TEST_F(CheckCli, BadUsageAndUnreadableInputExitTwo) {
@@ -1036,7 +1318,7 @@ TEST_F(CheckCli, VllmDeploymentsAndTheIgnoredEnvironmentVariable) {
   EXPECT_TRUE(contains(r.out, "[flashmla-dense-hopper-only]")) << r.out;
   EXPECT_FALSE(contains(r.out, "args.unknown")) << r.out;
   r = run("check --gpu H100 --format json '" + deploy + "serve.sh'");
-  const json j = json::parse(r.out);
+  const json j = json::parse(r.out)["results"];
   ASSERT_EQ(j.size(), 1u);
   EXPECT_EQ(j[0]["plan"]["attention_backend"], "TRITON_ATTN");  // from --attention-config '{"backend": "triton_attn"}'
   EXPECT_EQ(j[0]["plan"]["page_size"], 32);

@@ -441,8 +441,8 @@ TEST_F(CliHostile, ConfigJsonThatIsNotAFileSaysSo) {  // was "unknown model ... 
 
 }  // namespace
 
-// 3,000 commands naming one model: the JSON array streams out (one element per command and
-// target), each element repeats the file's context with the model once, and memory stays flat.
+// 3,000 commands naming one model: the JSON object's "results" stream out (one element per command
+// and target), each element repeats the file's context with the model once, and memory stays flat.
 // Before streaming and one-hint-per-value, 100,000 such commands took 129 s and 24 GB.
 TEST(CliManyCommands, JsonStreamsOneElementPerCommandInFlatMemory) {
   REQUIRE_CLI();
@@ -456,9 +456,14 @@ TEST(CliManyCommands, JsonStreamsOneElementPerCommandInFlatMemory) {
   const CliRun r = run_cli({"check", "--gpu", "sm90", "--format", "json", script.string()}, {}, 600);
   fs::remove(script);
   ASSERT_EQ(r.exit_code, 0) << shown(r);
-  const nlohmann::json j = nlohmann::json::parse(r.out.substr(0, r.out.rfind(']') + 1));
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["kind"], "check");
+  EXPECT_EQ(doc["summary"]["commands"], 3000);
+  const nlohmann::json& j = doc["results"];
   ASSERT_EQ(j.size(), 3000u);
   EXPECT_EQ(j[2999]["line"], 3000);
   EXPECT_EQ(j[2999]["file_context"]["models"].size(), 1u) << "one hint per value, not one per command";
-  if (!ATTNSEL_TEST_SANITIZED) EXPECT_LT(r.max_rss_kb, 200L * 1024) << "peak RSS grows with the commands checked";
+  if (!ATTNSEL_TEST_SANITIZED) {
+    EXPECT_LT(r.max_rss_kb, 200L * 1024) << "peak RSS grows with the commands checked";
+  }
 }

@@ -212,7 +212,7 @@ TEST(CheckCli, GpuAndReleaseFromTheFile) {
   EXPECT_NE(out.find("release 0.5.5"), std::string::npos) << out;
   auto [rcj, json_out] = run_cli("check --format json '" + kDir + "k8s/deployment.yaml' 2>/dev/null");
   EXPECT_NE(rcj, 2) << json_out;
-  const json j = json::parse(json_out);
+  const json j = json::parse(json_out).at("results");
   ASSERT_TRUE(j.is_array() && !j.empty());
   EXPECT_EQ(j[0]["file_context"]["gpus"][0]["value"], "H100");
   EXPECT_EQ(j[0]["file_context"]["releases"][0]["line"], 13);

@@ -7,6 +7,7 @@
 // Rendering (text, JSON, GitHub annotations) lives in src/render/check_render.cpp.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
@@ -81,6 +82,9 @@ struct CheckDiagnostic {
   std::string flag;       // the flag it is about, as written ("--attention-backend"); "" when none
   std::string value;      // that flag's value as written ("trtllm_mla"); "" for a boolean flag or none
   int line = 0;           // the flag's line, else the command's; 0 for the command-line form
+  // Where the flag's token starts and ends on `line`, 1-based, in characters; end_column is one past
+  // its last character. 0 when unknown (locate_columns() fills them from the file's text).
+  int column = 0, end_column = 0;
 };
 
 // A command's request as its engine would read it, before any GPU is known: the flags parsed
@@ -122,18 +126,26 @@ ATTNSEL_API std::vector<CommandCheck> check_command(const std::shared_ptr<const 
                                                     const std::vector<CheckTarget>& targets,
                                                     const CheckOptions& options = {});
 
+// Fills CheckDiagnostic::column and end_column of `checks` from the text of the file that holds
+// their command: the column where the flag's token starts on the finding's line. A column is set
+// only where it is certain: the flag occurs exactly once on that line as a whole token (`--tp` is
+// not found in `--tp-size`) and the text before it is valid UTF-8; otherwise it stays 0.
+ATTNSEL_API void locate_columns(std::vector<CommandCheck>& checks, std::string_view file_text);
+
 // ---- rendering ----
 
 // For people: per command its file:line and the command shortened; per target the verdict, the
 // findings with their lines, what SGLang would run and the launch flags that say so.
 ATTNSEL_API std::string render_check_text(const std::vector<CommandCheck>& checks, const RenderOptions& o = {});
-// An array, one object per command per target: render_json's object plus "file", "line", "gpu",
-// "launcher", "command", "args", "verdict", "check_findings" and "passed_over"; every entry of
-// errors, warnings and notes gains "line" and "flag" where known.
+// The check document (kind "check", docs/schema/check.schema.json): "results" holds one object per
+// command per target: render_json's object plus "file", "line", "gpu", "launcher", "command",
+// "args", "verdict", "check_findings" and "passed_over"; every entry of errors, warnings and notes
+// gains "line", "column" and "flag" where known. Then "skipped", "summary" and "ok".
 ATTNSEL_API std::string render_check_json(const std::vector<CommandCheck>& checks, int indent = 2);
 // GitHub Actions workflow commands, one line per error (::error), warning (::warning) and note of
-// the check itself (::notice), on the flag's own line when known. A finding every target shares
-// is printed once; one only some targets have names them ("[sm90] ...").
+// the check itself (::notice), on the flag's own line (and column) when known. A finding every
+// target shares is printed once; one only some targets have names them ("[sm90] ..."). Then a
+// summary line, and a ::notice with the totals when there are more than GitHub shows.
 ATTNSEL_API std::string render_check_github(const std::vector<CommandCheck>& checks);
 
 // The escapes of a workflow command (actions/toolkit packages/core/src/command.ts): data
@@ -146,21 +158,48 @@ ATTNSEL_API std::string github_escape_property(std::string_view s);
 ATTNSEL_API std::string render_skipped_text(const std::vector<Error>& skipped);
 // ::warning file=F,line=L,col=C::... per skipped block.
 ATTNSEL_API std::string render_skipped_github(const std::vector<Error>& skipped);
-// render_check_json's array, followed by one object per skipped block:
-// {"verdict": "skipped", "file", "line", "column", "message"}. Each command's object whose file
-// has hints in `contexts` (file name -> what it says) gains "file_context": {"gpus", "releases",
-// "models"}, each hint {"value", "line", "source", "text"}.
+// render_check_json's document with "skipped" holding one object per skipped block:
+// {"file", "line", "column", "message"}. Each result whose file has hints in `contexts` (file
+// name -> what it says) gains "file_context": {"gpus", "releases", "models"}, each hint
+// {"value", "line", "source", "text"}.
 ATTNSEL_API std::string render_check_json(const std::vector<CommandCheck>& checks, const std::vector<Error>& skipped,
                                           const std::vector<std::pair<std::string, FileContext>>& contexts = {},
                                           int indent = 2);
 
 // ---- streaming: what `attnsel check` prints, written as each command is judged ----
 
-enum class CheckFormat { text, json, github };
+// text: for people; json: one object (docs/output.md, docs/schema/check.schema.json); github:
+// workflow-command annotations; markdown: a report for $GITHUB_STEP_SUMMARY and pull requests.
+enum class CheckFormat { text, json, github, markdown };
+
+// GitHub keeps a step summary up to 1 MiB; the Markdown report stays under this by default.
+inline constexpr std::size_t kCheckMarkdownMaxBytes = 1000 * 1000;
+// Annotations of one kind (error, warning, notice) GitHub shows for one step; the rest are dropped.
+inline constexpr std::size_t kGithubAnnotationsPerKind = 10;
+
+struct CheckWriterOptions {
+  RenderOptions render;        // text: colours
+  int indent = 2;              // json: clamped to [-1, 16]; -1 is one line
+  bool strict = false;         // as CheckOptions::strict: a command with a warning counts as failing
+  std::size_t max_bytes = kCheckMarkdownMaxBytes;  // markdown: the report's size, a line says what was cut
+  // github: the Markdown report also goes to the step summary, so the notice about annotations
+  // GitHub does not show points there.
+  bool step_summary = false;
+};
+
+// What only the caller knows about the inputs, for the totals the formats end with.
+struct CheckInputs {
+  std::size_t files = 0;                // files read (0: the distinct files of the commands written)
+  std::size_t files_with_commands = 0;  // of those, files holding at least one launch command
+  std::size_t binary_skipped = 0;       // files passed over as binary
+  std::vector<std::string> problems;    // inputs that could not be read or checked (exit 2), as told on stderr
+  std::vector<std::string> warnings;    // other warnings told on stderr (a release newer than any matrix): --strict fails on them
+};
 
 // Writes check results as they are made, so that memory does not grow with the number of commands
-// checked. The output equals the render_* functions' for the same checks: text blocks then the
-// summary line, one JSON array, workflow commands; skipped blocks come after the commands.
+// checked (the Markdown report is bounded by max_bytes instead). The render_* functions below use
+// the same writers: text blocks then the summary line; one JSON object whose "results" stream and
+// whose "summary" closes it; workflow commands then the summary line; the Markdown report at the end.
 class ATTNSEL_API CheckWriter {
  public:
   virtual ~CheckWriter() = default;
@@ -168,11 +207,19 @@ class ATTNSEL_API CheckWriter {
   // the command's file says about GPUs, releases and models, or null.
   virtual void command(const std::vector<CommandCheck>& checks, const FileContext* context) = 0;
   virtual void skipped(const std::vector<Error>& blocks) = 0;
-  // Closes the output (the JSON array, the text summary) and flushes it.
-  virtual void finish() = 0;
+  // Closes the output (the JSON object, the summaries) and flushes it.
+  virtual void finish(const CheckInputs& inputs) = 0;
+  void finish() { finish(CheckInputs{}); }
 };
 
 ATTNSEL_API std::unique_ptr<CheckWriter> make_check_writer(CheckFormat format, std::ostream& out,
+                                                           const CheckWriterOptions& options);
+ATTNSEL_API std::unique_ptr<CheckWriter> make_check_writer(CheckFormat format, std::ostream& out,
                                                            const RenderOptions& o = {}, int indent = 2);
+
+// The Markdown report of checks (a heading, the totals, a table of every finding and one of every
+// command's verdicts), as CheckFormat::markdown writes it.
+ATTNSEL_API std::string render_check_markdown(const std::vector<CommandCheck>& checks,
+                                              const std::vector<Error>& skipped = {});
 
 }  // namespace attnsel

@@ -4,12 +4,14 @@
 #include <map>
 #include <memory>
 #include <ostream>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "attnsel/check.hpp"
+#include "attnsel/version.hpp"
 #include "core/json_text.hpp"
 #include "render/text_util.hpp"
 
@@ -135,7 +137,8 @@ json diagnostic_json(const CheckDiagnostic& d) {
             {"source", d.diagnostic.source},
             {"flag", d.flag.empty() ? json(nullptr) : json(d.flag)},
             {"value", d.flag.empty() ? json(nullptr) : json(d.value)},
-            {"line", d.line > 0 ? json(d.line) : json(nullptr)}};
+            {"line", d.line > 0 ? json(d.line) : json(nullptr)},
+            {"column", d.column > 0 ? json(d.column) : json(nullptr)}};
   if (!d.diagnostic.backend.empty()) j["backend"] = d.diagnostic.backend;
   if (!d.diagnostic.phase.empty()) j["phase"] = d.diagnostic.phase;
   return j;
@@ -196,14 +199,120 @@ std::string github_escape_property(std::string_view s) {
 
 namespace {
 
-// What the text summary line counts, over every command written so far.
-struct TextTally {
-  std::size_t commands = 0, failing = 0, warned = 0, clean = 0;
+bool same_command(const LaunchCommand& a, const LaunchCommand& b) {
+  return a.file == b.file && a.line == b.line && a.args == b.args && a.launcher == b.launcher;
+}
+
+// Calls `each(begin, end)` for every run of checks of one command.
+template <class F>
+void for_each_command(const std::vector<CommandCheck>& checks, F each) {
+  for (std::size_t first = 0; first < checks.size();) {
+    std::size_t last = first + 1;
+    while (last < checks.size() && same_command(checks[last].command, checks[first].command)) ++last;
+    each(checks.data() + first, checks.data() + last);
+    first = last;
+  }
+}
+
+// One finding of one command as it is reported: once however many targets have it, naming the
+// targets when only some do. Errors, warnings and the check's own notes; the engine's notes explain
+// a plan and are not findings.
+struct Finding {
+  Severity severity = Severity::info;
+  std::string file, rule, message;  // message: "--flag value: text"
+  int line = 0, column = 0, end_column = 0;
+  std::vector<std::string> gpus;  // the targets it holds on
+  std::size_t targets = 0;        // the targets the command was checked for
+  bool on_every_target() const { return gpus.size() >= targets; }
+  // "[sm90] message" when only some targets have it.
+  std::string targeted_message() const {
+    return on_every_target() ? message : fmt::format("[{}] {}", fmt::join(gpus, ", "), message);
+  }
+};
+
+std::vector<Finding> findings_of(const CommandCheck* begin, const CommandCheck* end) {
+  std::vector<Finding> found;
+  std::map<std::string, std::size_t> index;  // a finding's identity -> its place
+  for (const CommandCheck* it = begin; it != end; ++it) {
+    const CommandCheck& c = *it;
+    for (const CheckDiagnostic* d : c.all()) {
+      const Severity sev = d->diagnostic.severity;
+      const bool own = d->diagnostic.rule.rfind("check.", 0) == 0;
+      if (sev == Severity::info && !own) continue;
+      const std::string message = located_message(*d);
+      const std::string identity =
+          fmt::format("{}\n{}\n{}\n{}", static_cast<int>(sev), d->line, d->diagnostic.rule, message);
+      auto [at, added] = index.emplace(identity, found.size());
+      if (added) {
+        Finding f;
+        f.severity = sev;
+        f.file = c.command.file;
+        f.rule = d->diagnostic.rule;
+        f.message = message;
+        f.line = d->line;
+        f.column = d->column;
+        f.end_column = d->end_column;
+        f.targets = static_cast<std::size_t>(end - begin);
+        found.push_back(std::move(f));
+      }
+      Finding& same = found[at->second];
+      if (std::find(same.gpus.begin(), same.gpus.end(), c.target.label) == same.gpus.end())
+        same.gpus.push_back(c.target.label);
+    }
+  }
+  return found;
+}
+
+// What the summaries count, over everything written so far: commands (not command x target
+// pairs), findings as reported (one shared by several targets of a command counts once).
+struct Tally {
+  bool strict = false;
+  std::size_t commands = 0, failing = 0, warned = 0, clean = 0, results = 0;
+  std::size_t errors = 0, warnings = 0, notes = 0, skipped = 0;
   std::vector<std::string> gpus;
+  std::set<std::string> files;  // the files of the commands written
+
+  // The command's worst outcome over its targets: 2 failing, 1 with warnings, 0 clean.
+  static int outcome(const CommandCheck* begin, const CommandCheck* end, bool strict) {
+    int worst = 0;
+    for (const CommandCheck* c = begin; c != end; ++c) {
+      if (c->fails(strict)) return 2;
+      if (c->verdict() == Verdict::warning) worst = 1;
+    }
+    return worst;
+  }
+
+  void add(const CommandCheck* begin, const CommandCheck* end, const std::vector<Finding>& findings) {
+    ++commands;
+    results += static_cast<std::size_t>(end - begin);
+    const int o = outcome(begin, end, strict);
+    (o == 2 ? failing : o == 1 ? warned : clean) += 1;
+    for (const CommandCheck* c = begin; c != end; ++c)
+      if (std::find(gpus.begin(), gpus.end(), c->target.label) == gpus.end()) gpus.push_back(c->target.label);
+    if (!begin->command.file.empty()) files.insert(begin->command.file);
+    for (const Finding& f : findings)
+      (f.severity == Severity::error ? errors : f.severity == Severity::warning ? warnings : notes) += 1;
+  }
+
+  std::string commands_line() const {
+    return fmt::format("{} command{} checked for {}: {} failing, {} with warnings, {} clean", commands,
+                       commands == 1 ? "" : "s", fmt::join(gpus, ", "), failing, warned, clean);
+  }
+  // As the JSON summary counts them: skipped blocks (warnings too, in annotations) on their own.
+  std::string findings_line() const {
+    std::string line = fmt::format("{} error{}, {} warning{}, {} note{}", errors, errors == 1 ? "" : "s", warnings,
+                                   warnings == 1 ? "" : "s", notes, notes == 1 ? "" : "s");
+    if (skipped > 0) line += fmt::format(", {} skipped block{}", skipped, skipped == 1 ? "" : "s");
+    return line;
+  }
+  // Whether the exit code is 0: what the CLI decides, from the same counts.
+  bool ok(const CheckInputs& in) const {
+    return failing == 0 && in.problems.empty() && !(strict && (skipped > 0 || !in.warnings.empty()));
+  }
 };
 
 // The text of one command's checks (one per target, all of the same command).
-std::string text_block(const CommandCheck* begin, const CommandCheck* end, const Style& st, TextTally& tally) {
+std::string text_block(const CommandCheck* begin, const CommandCheck* end, const Style& st, std::size_t nth) {
   std::string out;
   std::size_t width = 0;
   for (const CommandCheck* c = begin; c != end; ++c) width = std::max(width, c->target.label.size());
@@ -225,17 +334,14 @@ std::string text_block(const CommandCheck* begin, const CommandCheck* end, const
         return false;
     return true;
   };
-  if (++tally.commands > 1) out += "\n";
+  if (nth > 1) out += "\n";
   const std::string at = where(cmd, cmd.line);
   out += st.bold(at.empty() ? "command" : at) + "  " + shortened(command_text(cmd)) + "\n";
   for (const auto& d : begin->findings)
     if (everywhere(d)) out += line_of(cmd, d, "  ");
   for (const CommandCheck* it = begin; it != end; ++it) {
     const CommandCheck& c = *it;
-    if (std::find(tally.gpus.begin(), tally.gpus.end(), c.target.label) == tally.gpus.end())
-      tally.gpus.push_back(c.target.label);
     const Verdict v = c.verdict();
-    (v == Verdict::error ? tally.failing : v == Verdict::warning ? tally.warned : tally.clean) += 1;
     out += fmt::format("  {}{}  {}  {}\n", st.bold(c.target.label), std::string(width - c.target.label.size(), ' '),
                        verdict_text(v, st), st.dim(device_text(c.target.device)));
     for (const auto& d : c.findings)
@@ -254,33 +360,14 @@ std::string text_block(const CommandCheck* begin, const CommandCheck* end, const
   return detail::terminal_safe(out, st.on);  // scanned files may hold ESC and BEL
 }
 
-std::string text_summary(const TextTally& t) {
-  return fmt::format("\n{} command{} checked for {}: {} failing, {} with warnings, {} clean\n", t.commands,
-                     t.commands == 1 ? "" : "s", fmt::join(t.gpus, ", "), t.failing, t.warned, t.clean);
-}
-
-bool same_command(const LaunchCommand& a, const LaunchCommand& b) {
-  return a.file == b.file && a.line == b.line && a.args == b.args && a.launcher == b.launcher;
-}
-
-// Calls `each(begin, end)` for every run of checks of one command.
-template <class F>
-void for_each_command(const std::vector<CommandCheck>& checks, F each) {
-  for (std::size_t first = 0; first < checks.size();) {
-    std::size_t last = first + 1;
-    while (last < checks.size() && same_command(checks[last].command, checks[first].command)) ++last;
-    each(checks.data() + first, checks.data() + last);
-    first = last;
-  }
-}
-
 json command_json(const CommandCheck& c) {
   json j = c.selection ? json::parse(render_json(*c.selection, -1)) : unplanned_json(c);
-  // Each diagnostic render_json lists gains the line and flag of the same finding.
+  // Each diagnostic render_json lists gains the line, column and flag of the same finding.
   auto add_locations = [&](const char* key, const std::vector<CheckDiagnostic>& located) {
     std::vector<bool> used(located.size(), false);
     for (json& entry : j[key]) {
       entry["line"] = nullptr;
+      entry["column"] = nullptr;
       entry["flag"] = nullptr;
       for (std::size_t i = 0; i < located.size(); ++i) {
         if (used[i] || entry.value("rule", "") != located[i].diagnostic.rule ||
@@ -288,6 +375,7 @@ json command_json(const CommandCheck& c) {
           continue;
         used[i] = true;
         if (located[i].line > 0) entry["line"] = located[i].line;
+        if (located[i].column > 0) entry["column"] = located[i].column;
         if (!located[i].flag.empty()) entry["flag"] = located[i].flag;
         break;
       }
@@ -321,52 +409,26 @@ json context_json(const FileContext& ctx) {
   return {{"gpus", hints(ctx.gpus)}, {"releases", hints(ctx.releases)}, {"models", hints(ctx.models)}};
 }
 
-// The annotations of one command's checks: one per distinct finding, with the targets it occurs on.
-std::string github_block(const CommandCheck* begin, const CommandCheck* end) {
-  struct Annotation {
-    std::string kind;         // error, warning, notice
-    std::string command_key;  // which command it belongs to
-    std::string file, rule, message;
-    int line = 0;
-    std::vector<std::string> gpus;
-  };
-  std::vector<Annotation> annotations;
-  std::map<std::string, std::size_t> index;               // an annotation's identity -> its place
-  std::map<std::string, std::size_t> targets_of_command;  // how many targets each command was checked for
-  auto command_key = [](const LaunchCommand& cmd) {
-    return fmt::format("{}\n{}\n{}\n{}", cmd.file, cmd.line, cmd.launcher, join_words(cmd.args));
-  };
-  for (const CommandCheck* it = begin; it != end; ++it) {
-    const CommandCheck& c = *it;
-    const std::string key = command_key(c.command);
-    ++targets_of_command[key];
-    for (const CheckDiagnostic* d : c.all()) {
-      const Severity sev = d->diagnostic.severity;
-      const bool own = d->diagnostic.rule.rfind("check.", 0) == 0;
-      if (sev == Severity::info && !own) continue;  // the engine's notes explain a plan; they are not findings
-      const std::string kind = sev == Severity::error ? "error" : sev == Severity::warning ? "warning" : "notice";
-      const std::string message = located_message(*d);
-      const std::string identity = fmt::format("{}\n{}\n{}\n{}\n{}", kind, key, d->line, d->diagnostic.rule, message);
-      auto [at, added] = index.emplace(identity, annotations.size());
-      if (added) annotations.push_back({kind, key, c.command.file, d->diagnostic.rule, message, d->line, {}});
-      Annotation& same = annotations[at->second];
-      if (std::find(same.gpus.begin(), same.gpus.end(), c.target.label) == same.gpus.end())
-        same.gpus.push_back(c.target.label);
+std::string_view annotation_kind(Severity s) {
+  return s == Severity::error ? "error" : s == Severity::warning ? "warning" : "notice";
+}
+
+// "::error file=F,line=L,col=C,endLine=L,endColumn=E,title=attnsel RULE::message"
+std::string annotation(const Finding& f) {
+  std::vector<std::string> props;
+  if (!f.file.empty()) {
+    props.push_back("file=" + github_escape_property(f.file));
+    if (f.line > 0) {
+      props.push_back(fmt::format("line={}", f.line));
+      if (f.column > 0) {
+        props.push_back(fmt::format("col={}", f.column));
+        if (f.end_column > f.column) props.push_back(fmt::format("endLine={},endColumn={}", f.line, f.end_column));
+      }
     }
   }
-  std::string out;
-  for (const Annotation& a : annotations) {
-    std::vector<std::string> props;
-    if (!a.file.empty()) {
-      props.push_back("file=" + github_escape_property(a.file));
-      if (a.line > 0) props.push_back(fmt::format("line={}", a.line));
-    }
-    props.push_back("title=" + github_escape_property("attnsel " + a.rule));
-    std::string message = a.message;
-    if (a.gpus.size() < targets_of_command[a.command_key]) message = fmt::format("[{}] {}", fmt::join(a.gpus, ", "), message);
-    out += fmt::format("::{} {}::{}\n", a.kind, fmt::join(props, ","), github_escape_data(message));
-  }
-  return out;
+  props.push_back("title=" + github_escape_property("attnsel " + f.rule));
+  return fmt::format("::{} {}::{}\n", annotation_kind(f.severity), fmt::join(props, ","),
+                     github_escape_data(f.targeted_message()));
 }
 
 }  // namespace
@@ -448,7 +510,6 @@ namespace {
 json skipped_json(const Error& e) {
   const SkippedPlace p = place_of(e.where);
   json j;
-  j["verdict"] = "skipped";
   j["file"] = p.file;
   j["line"] = p.line > 0 ? json(p.line) : json(nullptr);
   j["column"] = p.column > 0 ? json(p.column) : json(nullptr);
@@ -459,13 +520,19 @@ json skipped_json(const Error& e) {
 // Text: each command's block as it comes, the summary line at the end.
 class TextWriter final : public CheckWriter {
  public:
-  TextWriter(std::ostream& out, const RenderOptions& o) : out_(out), style_{o.color} {}
+  TextWriter(std::ostream& out, const CheckWriterOptions& o) : out_(out), style_{o.render.color} { tally_.strict = o.strict; }
   void command(const std::vector<CommandCheck>& checks, const FileContext*) override {
-    for_each_command(checks, [&](const CommandCheck* b, const CommandCheck* e) { out_ << text_block(b, e, style_, tally_); });
+    for_each_command(checks, [&](const CommandCheck* b, const CommandCheck* e) {
+      tally_.add(b, e, findings_of(b, e));
+      out_ << text_block(b, e, style_, tally_.commands);
+    });
   }
-  void skipped(const std::vector<Error>& blocks) override { skipped_ += render_skipped_text(blocks); }
-  void finish() override {
-    if (tally_.commands > 0) out_ << text_summary(tally_);
+  void skipped(const std::vector<Error>& blocks) override {
+    skipped_ += render_skipped_text(blocks);
+    tally_.skipped += blocks.size();
+  }
+  void finish(const CheckInputs&) override {
+    if (tally_.commands > 0) out_ << "\n" << tally_.commands_line() << "\n";
     out_ << skipped_;
     out_.flush();
   }
@@ -473,83 +540,346 @@ class TextWriter final : public CheckWriter {
  private:
   std::ostream& out_;
   Style style_;
-  TextTally tally_;
+  Tally tally_;
   std::string skipped_;  // after the summary, as before streaming: a few lines per file at most
 };
 
-// JSON: one array, written element by element, so its size never sits in memory.
+json summary_json(const Tally& t, const CheckInputs& in) {
+  return {{"files", std::max(in.files, t.files.size())},
+          {"files_with_commands", std::max(in.files_with_commands, t.files.size())},
+          {"binary_skipped", in.binary_skipped},
+          {"gpus", t.gpus},
+          {"commands", t.commands},
+          {"commands_failing", t.failing},
+          {"commands_with_warnings", t.warned},
+          {"commands_clean", t.clean},
+          {"results", t.results},
+          {"errors", t.errors},
+          {"warnings", t.warnings},
+          {"notes", t.notes},
+          {"skipped_blocks", t.skipped},
+          {"strict", t.strict},
+          {"input_problems", in.problems},
+          {"input_warnings", in.warnings}};
+}
+
+// JSON: one object. Its header is written first, then "results" one element at a time as commands
+// are judged (their number never sits in memory), then "skipped", "summary" and "ok".
 class JsonWriter final : public CheckWriter {
  public:
-  JsonWriter(std::ostream& out, int indent) : out_(out), indent_(detail::clamp_indent(indent)) {}
+  JsonWriter(std::ostream& out, const CheckWriterOptions& o) : out_(out), indent_(detail::clamp_indent(o.indent)) {
+    tally_.strict = o.strict;
+    out_ << "{";
+    member("schema_version", 1);
+    member("attnsel_version", version());
+    member("kind", "check");
+    key("results");
+    out_ << "[";
+  }
   void command(const std::vector<CommandCheck>& checks, const FileContext* context) override {
+    for_each_command(checks, [&](const CommandCheck* b, const CommandCheck* e) { tally_.add(b, e, findings_of(b, e)); });
     for (const CommandCheck& c : checks) {
       json j = command_json(c);
       if (context != nullptr && !context->empty() && !c.command.file.empty()) j["file_context"] = context_json(*context);
-      element(j);
+      write(j, 2, results_++ == 0);
     }
   }
   void skipped(const std::vector<Error>& blocks) override {
     for (const Error& e : blocks) skipped_.push_back(skipped_json(e));
+    tally_.skipped += blocks.size();
   }
-  void finish() override {
-    for (const json& j : skipped_) element(j);
-    out_ << (count_ == 0 ? "[]" : indent_ < 0 ? "]" : "\n]");
+  void finish(const CheckInputs& inputs) override {
+    close_array(results_);
+    key("skipped");
+    out_ << "[";
+    for (std::size_t i = 0; i < skipped_.size(); ++i) write(skipped_[i], 2, i == 0);
+    close_array(skipped_.size());
+    member("summary", summary_json(tally_, inputs));
+    member("ok", tally_.ok(inputs));
+    out_ << (indent_ < 0 ? "}" : "\n}");
     out_.flush();
   }
 
  private:
-  // `[` before the first element, `,` between: the layout of json::dump(indent) for an array.
-  void element(const json& j) {
-    out_ << (count_++ == 0 ? "[" : ",");
+  // A value at `depth` (1: a member of the object, 2: an element of one of its arrays), after
+  // a comma unless it is the first: the layout of json::dump(indent).
+  void write(const json& j, int depth, bool first) {
+    if (!first) out_ << ",";
     if (indent_ < 0) {
       out_ << detail::json_text(j, -1);
       return;
     }
-    const std::string pad(static_cast<std::size_t>(indent_), ' ');
-    const std::string text = detail::json_text(j, indent_);
+    const std::string pad(static_cast<std::size_t>(indent_ * depth), ' ');
     out_ << '\n' << pad;
-    for (char ch : text) {
+    for (char ch : detail::json_text(j, indent_)) {
       out_ << ch;
       if (ch == '\n') out_ << pad;
     }
   }
+  void key(const char* name) {
+    if (members_++ > 0) out_ << ",";
+    if (indent_ >= 0) out_ << '\n' << std::string(static_cast<std::size_t>(indent_), ' ');
+    out_ << '"' << name << (indent_ < 0 ? "\":" : "\": ");
+  }
+  void member(const char* name, const json& value) {
+    key(name);
+    const std::string pad(static_cast<std::size_t>(std::max(indent_, 0)), ' ');
+    for (char ch : detail::json_text(value, indent_)) {
+      out_ << ch;
+      if (ch == '\n') out_ << pad;
+    }
+  }
+  void close_array(std::size_t elements) {
+    if (elements > 0 && indent_ >= 0) out_ << '\n' << std::string(static_cast<std::size_t>(indent_), ' ');
+    out_ << "]";
+  }
 
   std::ostream& out_;
   int indent_;
-  std::size_t count_ = 0;
-  std::vector<json> skipped_;  // after the commands, as the array has always listed them
+  Tally tally_;
+  std::size_t members_ = 0, results_ = 0;
+  std::vector<json> skipped_;  // after the results: a few per file at most
 };
 
+// Workflow commands as findings come. GitHub shows 10 annotations of each kind per step: notes
+// past the ninth are plain log lines, so that the closing notice with the totals is always shown.
 class GithubWriter final : public CheckWriter {
  public:
-  explicit GithubWriter(std::ostream& out) : out_(out) {}
-  void command(const std::vector<CommandCheck>& checks, const FileContext*) override {
-    for_each_command(checks, [&](const CommandCheck* b, const CommandCheck* e) { out_ << github_block(b, e); });
+  GithubWriter(std::ostream& out, const CheckWriterOptions& o) : out_(out), step_summary_(o.step_summary) {
+    tally_.strict = o.strict;
   }
-  void skipped(const std::vector<Error>& blocks) override { skipped_ += render_skipped_github(blocks); }
-  void finish() override {
+  void command(const std::vector<CommandCheck>& checks, const FileContext*) override {
+    for_each_command(checks, [&](const CommandCheck* b, const CommandCheck* e) {
+      const std::vector<Finding> findings = findings_of(b, e);
+      tally_.add(b, e, findings);
+      for (const Finding& f : findings) {
+        if (f.severity == Severity::info && notices_shown_ + 1 >= kGithubAnnotationsPerKind) {
+          const std::string at = f.file.empty() ? "" : f.line > 0 ? fmt::format("{}:{}: ", f.file, f.line) : f.file + ": ";
+          out_ << "attnsel note: " << escape_control(at + f.targeted_message()) << " [" << escape_control(f.rule) << "]\n";
+          continue;
+        }
+        if (f.severity == Severity::info) ++notices_shown_;
+        out_ << annotation(f);
+      }
+    });
+  }
+  void skipped(const std::vector<Error>& blocks) override {
+    skipped_ += render_skipped_github(blocks);
+    tally_.skipped += blocks.size();
+  }
+  void finish(const CheckInputs&) override {
     out_ << skipped_;
+    if (tally_.commands > 0 || tally_.skipped > 0)
+      out_ << "attnsel: " << escape_control(tally_.commands_line()) << "; " << tally_.findings_line() << "\n";
+    const std::size_t warnings = tally_.warnings + tally_.skipped;
+    if (tally_.errors > kGithubAnnotationsPerKind || warnings > kGithubAnnotationsPerKind ||
+        tally_.notes + 1 > kGithubAnnotationsPerKind) {
+      out_ << "::notice title=" << github_escape_property("attnsel: more findings than GitHub annotates") << "::"
+           << github_escape_data(fmt::format(
+                  "attnsel found {} in {} command{}; GitHub annotates at most {} errors, {} warnings and {} notices "
+                  "per step, so some are only in the log. All of them: {}`attnsel check --format text`.",
+                  tally_.findings_line(), tally_.commands, tally_.commands == 1 ? "" : "s", kGithubAnnotationsPerKind,
+                  kGithubAnnotationsPerKind, kGithubAnnotationsPerKind,
+                  step_summary_ ? "the job's step summary, or " : ""))
+           << "\n";
+    }
     out_.flush();
   }
 
  private:
   std::ostream& out_;
-  std::string skipped_;
+  bool step_summary_;
+  Tally tally_;
+  std::size_t notices_shown_ = 0;
+  std::string skipped_;  // after the commands: a few per file at most
+};
+
+// ---- Markdown ----
+
+// A table cell: one line, Markdown's punctuation and HTML escaped, control characters shown, at
+// most `limit` bytes (cut at a character).
+std::string md_cell(std::string_view s, std::size_t limit = 1000) {
+  std::string out;
+  std::size_t i = 0;
+  for (; i < s.size() && out.size() < limit; ++i) {
+    const char c = s[i];
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n' || c == '\r' || c == '\t') out += ' ';
+    else if (u < 0x20 || u == 0x7f) out += fmt::format("\\x{:02x}", u);
+    else if (std::string_view("\\`*_[]<>|#~!&").find(c) != std::string_view::npos) out += std::string("\\") + c;
+    else out += c;
+  }
+  if (i < s.size()) {
+    while (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0x80) out.pop_back();
+    if (!out.empty() && static_cast<unsigned char>(out.back()) >= 0xC0) out.pop_back();
+    out += " …";
+  }
+  return out;
+}
+
+// A code span in a table cell: a fence longer than any run of backticks inside, `|` escaped (GFM
+// tables split on it even in code).
+std::string md_code(std::string_view s, std::size_t limit = 300) {
+  std::string body;
+  std::size_t run = 0, longest = 0, i = 0;
+  for (; i < s.size() && body.size() < limit; ++i) {
+    const char c = s[i];
+    const auto u = static_cast<unsigned char>(c);
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+    if (c == '\n' || c == '\r' || c == '\t') body += ' ';
+    else if (u < 0x20 || u == 0x7f) body += fmt::format("\\x{:02x}", u);
+    else if (c == '|') body += "\\|";
+    else body += c;
+  }
+  if (i < s.size()) {
+    while (!body.empty() && (static_cast<unsigned char>(body.back()) & 0xC0) == 0x80) body.pop_back();
+    if (!body.empty() && static_cast<unsigned char>(body.back()) >= 0xC0) body.pop_back();
+    body += " …";
+  }
+  const std::string fence(longest + 1, '`');
+  const bool pad = !body.empty() && (body.front() == '`' || body.back() == '`');
+  return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
+}
+
+std::string md_severity(Severity s) {
+  return s == Severity::error ? "❌ error" : s == Severity::warning ? "⚠️ warning" : "ℹ️ note";
+}
+
+std::string md_verdict(const CommandCheck& c, bool strict) {
+  const Verdict v = c.verdict();
+  if (v == Verdict::error) return "❌ error";
+  if (v == Verdict::warning) return c.fails(strict) ? "❌ warning (--strict)" : "⚠️ warning";
+  return "✅ clean";
+}
+
+std::string md_where(const std::string& file, int line, int column) {
+  if (file.empty()) return "command line";
+  std::string at = file;
+  if (line > 0) at += fmt::format(":{}", line);
+  if (line > 0 && column > 0) at += fmt::format(":{}", column);
+  return md_code(at);
+}
+
+// The report: a heading with the outcome, the totals, what could not be read, every finding, and
+// every command's verdict per target. Rows are kept until finish() (the totals come first), up to
+// max_bytes; past it a line says how many rows were left out.
+class MarkdownWriter final : public CheckWriter {
+ public:
+  MarkdownWriter(std::ostream& out, const CheckWriterOptions& o) : out_(out), max_bytes_(o.max_bytes) {
+    tally_.strict = o.strict;
+  }
+  void command(const std::vector<CommandCheck>& checks, const FileContext*) override {
+    for_each_command(checks, [&](const CommandCheck* b, const CommandCheck* e) {
+      const std::vector<Finding> findings = findings_of(b, e);
+      tally_.add(b, e, findings);
+      for (const Finding& f : findings)
+        add_row(finding_rows_, omitted_findings_,
+                fmt::format("| {} | {} | {} | {} | {} |\n", md_where(f.file, f.line, f.column),
+                            md_cell(fmt::format("{}", fmt::join(f.gpus, ", "))), md_severity(f.severity),
+                            md_code(f.rule), md_cell(f.message)));
+      std::string verdicts;
+      for (const CommandCheck* c = b; c != e; ++c)
+        verdicts += (verdicts.empty() ? "" : " · ") + md_cell(c->target.label, 60) + " " + md_verdict(*c, tally_.strict);
+      const int outcome = Tally::outcome(b, e, tally_.strict);
+      add_row(command_rows_, omitted_commands_,
+              fmt::format("| {} | {} | {} | {} |\n", outcome == 2 ? "❌" : outcome == 1 ? "⚠️" : "✅",
+                          md_where(b->command.file, b->command.line, 0), md_code(shortened(command_text(b->command))),
+                          verdicts));
+    });
+  }
+  void skipped(const std::vector<Error>& blocks) override {
+    tally_.skipped += blocks.size();
+    for (const Error& e : blocks) {
+      const SkippedPlace p = place_of(e.where);
+      add_row(finding_rows_, omitted_findings_,
+              fmt::format("| {} | — | {} | {} | {} |\n", md_where(p.file, p.line, p.column), md_severity(Severity::warning),
+                          md_code("skipped-block"), md_cell(e.message + " (this block was not checked)")));
+    }
+  }
+  void finish(const CheckInputs& in) override {
+    std::string head;
+    const bool ok = tally_.ok(in);
+    head += fmt::format("## {} attnsel check: {}\n\n", ok ? "✅" : "❌",
+                        tally_.commands == 0 ? std::string("no launch command checked")
+                        : tally_.failing == 0 ? std::string("no command fails")
+                                              : fmt::format("{} of {} command{} fail{}", tally_.failing, tally_.commands,
+                                                            tally_.commands == 1 ? "" : "s",
+                                                            tally_.failing == 1 ? "s" : ""));
+    if (tally_.commands > 0)
+      head += md_cell(tally_.commands_line(), 600) + (tally_.strict ? " (--strict: warnings fail)" : "") + ".\n";
+    const std::size_t files = std::max(in.files, tally_.files.size());
+    head += fmt::format("{} file{} read, {} with launch commands; {}.\n", files, files == 1 ? "" : "s",
+                        std::max(in.files_with_commands, tally_.files.size()), tally_.findings_line());
+    if (!in.problems.empty() || !in.warnings.empty()) {
+      head += "\n**Not checked or not certain** (attnsel exits 2 on an input it cannot read):\n\n";
+      std::size_t shown = 0;
+      for (const auto* list : {&in.problems, &in.warnings})
+        for (const std::string& p : *list)
+          if (shown++ < kListed) head += "- " + md_cell(p, 300) + "\n";
+      if (shown > kListed) head += fmt::format("- … and {} more, on standard error\n", shown - kListed);
+    }
+    out_ << head;
+    if (!finding_rows_.empty() || omitted_findings_ > 0) {
+      out_ << "\n### Findings\n\n| where | GPU | severity | rule | message |\n|---|---|---|---|---|\n" << finding_rows_;
+      if (omitted_findings_ > 0) out_ << "\n" << omitted("finding", omitted_findings_) << "\n";
+    }
+    if (!command_rows_.empty() || omitted_commands_ > 0) {
+      out_ << "\n### Commands\n\n| | where | command | verdict per GPU |\n|---|---|---|---|\n" << command_rows_;
+      if (omitted_commands_ > 0) out_ << "\n" << omitted("command", omitted_commands_) << "\n";
+    }
+    out_.flush();
+  }
+
+ private:
+  static constexpr std::size_t kListed = 5;            // input problems listed by name
+  static constexpr std::size_t kReserved = 4 * 1024;   // the heading, totals, problems, table heads, cut lines
+
+  void add_row(std::string& rows, std::size_t& omitted, std::string row) {
+    const std::size_t budget = max_bytes_ > kReserved ? max_bytes_ - kReserved : 0;
+    if (full_ || finding_rows_.size() + command_rows_.size() + row.size() > budget) {
+      full_ = true;  // once a row is left out, every later one is too: the tables stay in order
+      ++omitted;
+      return;
+    }
+    rows += row;
+  }
+  std::string omitted(const char* what, std::size_t n) const {
+    return fmt::format("*{} more {}{} not shown: this report is capped at {} bytes. `attnsel check --format text` "
+                       "lists all of them.*",
+                       n, what, n == 1 ? "" : "s", max_bytes_);
+  }
+
+  std::ostream& out_;
+  std::size_t max_bytes_;
+  Tally tally_;
+  std::string finding_rows_, command_rows_;
+  std::size_t omitted_findings_ = 0, omitted_commands_ = 0;
+  bool full_ = false;
 };
 
 }  // namespace
 
-std::unique_ptr<CheckWriter> make_check_writer(CheckFormat format, std::ostream& out, const RenderOptions& o,
-                                               int indent) {
+std::unique_ptr<CheckWriter> make_check_writer(CheckFormat format, std::ostream& out, const CheckWriterOptions& o) {
   switch (format) {
     case CheckFormat::json:
-      return std::make_unique<JsonWriter>(out, indent);
+      return std::make_unique<JsonWriter>(out, o);
     case CheckFormat::github:
-      return std::make_unique<GithubWriter>(out);
+      return std::make_unique<GithubWriter>(out, o);
+    case CheckFormat::markdown:
+      return std::make_unique<MarkdownWriter>(out, o);
     case CheckFormat::text:
       break;
   }
   return std::make_unique<TextWriter>(out, o);
+}
+
+std::unique_ptr<CheckWriter> make_check_writer(CheckFormat format, std::ostream& out, const RenderOptions& o,
+                                               int indent) {
+  CheckWriterOptions options;
+  options.render = o;
+  options.indent = indent;
+  return make_check_writer(format, out, options);
 }
 
 std::string render_check_text(const std::vector<CommandCheck>& checks, const RenderOptions& o) {
@@ -573,16 +903,25 @@ std::string render_check_github(const std::vector<CommandCheck>& checks) {
   return out.str();
 }
 
+std::string render_check_markdown(const std::vector<CommandCheck>& checks, const std::vector<Error>& skipped) {
+  std::ostringstream out;
+  auto writer = make_check_writer(CheckFormat::markdown, out);
+  writer->command(checks, nullptr);
+  writer->skipped(skipped);
+  writer->finish();
+  return out.str();
+}
+
 std::string render_check_json(const std::vector<CommandCheck>& checks, const std::vector<Error>& skipped,
                               const std::vector<std::pair<std::string, FileContext>>& contexts, int indent) {
   std::map<std::string, const FileContext*> by_file;
   for (const auto& [file, ctx] : contexts) by_file.emplace(file, &ctx);
   std::ostringstream out;
   auto writer = make_check_writer(CheckFormat::json, out, {}, indent);
-  for (const CommandCheck& c : checks) {
-    auto it = by_file.find(c.command.file);
-    writer->command({c}, it == by_file.end() ? nullptr : it->second);
-  }
+  for_each_command(checks, [&](const CommandCheck* b, const CommandCheck* e) {
+    auto it = by_file.find(b->command.file);
+    writer->command(std::vector<CommandCheck>(b, e), it == by_file.end() ? nullptr : it->second);
+  });
   writer->skipped(skipped);
   writer->finish();
   return out.str();

@@ -1,10 +1,11 @@
 // `attnsel check`: engine launch commands judged for target GPUs before anything is launched.
 //
-//   attnsel check --gpu sm90,sm100 [--cuda X.Y] [--strict] [--format text|json|github] [--model-kind K]
+//   attnsel check --gpu sm90,sm100 [--cuda X.Y] [--strict] [--format text|json|github|markdown] [--model-kind K]
 //                 [--matrix FILE] -- python3 -m sglang.launch_server ...
 //   attnsel check [--gpu sm90] [--sglang-version X.Y.Z] FILE|DIR...   (shell, Dockerfile, compose,
 //                 Kubernetes, Helm, Markdown, rst, AsciiDoc, Python; - is stdin, see --stdin-filename)
 //   Without --gpu, the GPU the files name (node selectors, instance types, dstack, SkyPilot).
+//   Under --format github, $GITHUB_STEP_SUMMARY (when set) gets the Markdown report appended.
 //
 // Exit codes: 0 every command clean (or warnings only, without --strict); 1 an error in a checked
 // command, or a warning with --strict; 2 bad usage of attnsel or unreadable input.
@@ -37,6 +38,7 @@ struct CheckArgs {
   std::optional<std::string> gpu, cuda, model_kind, matrix, installed, stdin_filename, release;
   std::string unknown_model = "note";
   std::string format = "text";
+  bool json = false;  // --json: --format json
   bool strict = false;
   std::vector<std::string> inputs;  // files and directories, or the command after --
 };
@@ -156,7 +158,50 @@ bool looks_binary(std::string_view text) { return text.substr(0, 8192).find('\0'
 struct ScannedFile {
   std::string name;
   LaunchScan scan;
+  std::string text;  // kept for the columns of findings until its commands are checked
 };
+
+// Writes to several writers at once: the annotations and the step summary.
+class TeeWriter final : public CheckWriter {
+ public:
+  explicit TeeWriter(std::vector<std::unique_ptr<CheckWriter>> writers) : writers_(std::move(writers)) {}
+  void command(const std::vector<CommandCheck>& checks, const FileContext* context) override {
+    for (auto& w : writers_) w->command(checks, context);
+  }
+  void skipped(const std::vector<Error>& blocks) override {
+    for (auto& w : writers_) w->skipped(blocks);
+  }
+  void finish(const CheckInputs& inputs) override {
+    for (auto& w : writers_) w->finish(inputs);
+  }
+
+ private:
+  std::vector<std::unique_ptr<CheckWriter>> writers_;
+};
+
+// $GITHUB_STEP_SUMMARY, opened to append, and how many bytes GitHub still takes in it (1 MiB a
+// step, shared with earlier writers of the same step); null when unset or not writable.
+std::unique_ptr<std::ofstream> open_step_summary(std::size_t& budget) {
+  const char* path = std::getenv("GITHUB_STEP_SUMMARY");
+  if (path == nullptr || *path == '\0') return nullptr;
+  constexpr std::size_t kGithubSummaryBytes = 1024 * 1024;
+  std::error_code ec;
+  const auto existing = std::filesystem::file_size(path, ec);
+  const std::size_t used = ec ? 0 : static_cast<std::size_t>(existing);
+  budget = std::min(kCheckMarkdownMaxBytes, used < kGithubSummaryBytes ? kGithubSummaryBytes - used : 0);
+  if (budget < 8 * 1024) {
+    std::cerr << "attnsel: warning: GITHUB_STEP_SUMMARY (" << escape_for_terminal(path)
+              << ") is nearly full; the report is not added to it\n";
+    return nullptr;
+  }
+  auto out = std::make_unique<std::ofstream>(path, std::ios::app | std::ios::binary);
+  if (!*out) {
+    std::cerr << "attnsel: warning: cannot write GITHUB_STEP_SUMMARY (" << escape_for_terminal(path) << "): "
+              << std::strerror(errno) << "\n";
+    return nullptr;
+  }
+  return out;
+}
 
 std::string hint_where(const std::string& file, const ContextHint& h) {
   return fmt::format("{}:{} ({}: {})", file, h.line, h.source, h.text);
@@ -194,7 +239,15 @@ int run_check(const CheckArgs& a, bool after_separator) {
   // Read and scan first: the files may name the GPU and the release.
   std::vector<LaunchCommand> argv_commands;
   std::vector<ScannedFile> scanned;
-  bool input_failed = false;
+  CheckInputs inputs;  // what the summaries say about the inputs: what stderr says too
+  auto problem = [&](std::string message) {
+    std::cerr << "attnsel: " << message << "\n";
+    inputs.problems.push_back(std::move(message));
+  };
+  auto warning = [&](std::string message) {
+    std::cerr << "attnsel: warning: " << message << "\n";
+    inputs.warnings.push_back(std::move(message));
+  };
   std::size_t files = 0, files_with = 0, binary = 0;
   if (after_separator) {
     if (a.inputs.empty()) throw Failure{kUsage, "nothing after --: give the launch command to check"};
@@ -211,16 +264,12 @@ int run_check(const CheckArgs& a, bool after_separator) {
                             "command after --"};
     std::vector<std::string> problems;
     const std::vector<std::string> paths = expand_inputs(a.inputs, problems);
-    for (const std::string& p : problems) {
-      std::cerr << "attnsel: " << p << "\n";
-      input_failed = true;
-    }
+    for (const std::string& p : problems) problem(p);
     for (const std::string& path : paths) {
-      std::string problem;
-      auto text = read_bounded(path, problem);
+      std::string why;
+      auto text = read_bounded(path, why);
       if (!text) {
-        std::cerr << "attnsel: " << problem << "\n";
-        input_failed = true;
+        problem(why);
         continue;
       }
       if (looks_binary(*text)) {
@@ -233,12 +282,12 @@ int run_check(const CheckArgs& a, bool after_separator) {
       ++files;
       if (scan.fatal) {
         const Error& e = *scan.fatal;
-        std::cerr << "attnsel: " << (e.where.empty() ? name : e.where) << ": " << e.message << "\n";
-        input_failed = true;
+        problem((e.where.empty() ? name : e.where) + ": " + e.message);
         continue;
       }
       if (!scan.commands.empty()) ++files_with;
-      scanned.push_back(ScannedFile{name, std::move(scan)});
+      else text->clear();
+      scanned.push_back(ScannedFile{name, std::move(scan), std::move(*text)});
     }
   }
 
@@ -255,7 +304,7 @@ int run_check(const CheckArgs& a, bool after_separator) {
     for (const ScannedFile& f : scanned) {
       if (f.scan.commands.empty()) continue;
       if (file_gpus(f).empty()) no_gpu.push_back(&f);
-      else if (a.format == "text")
+      else if (a.format == "text" && !a.json)
         for (const ContextHint& h : f.scan.context.gpus)
           std::cerr << "attnsel: GPU " << h.value << " from " << hint_where(f.name, h) << "\n";
     }
@@ -266,11 +315,9 @@ int run_check(const CheckArgs& a, bool after_separator) {
     throw Failure{kUsage, "check needs the target GPUs: --gpu sm90 (or a list: --gpu sm90,sm100; npu, xpu, cpu for "
                           "other platforms); it never probes, a CI runner has no GPU, and the checked files name "
                           "none (no node selector, instance type, dstack gpu or SkyPilot accelerators)"};
-  for (const ScannedFile* f : no_gpu) {
-    std::cerr << fmt::format("attnsel: {}: names no GPU; its {} command{} not checked: pass --gpu\n", f->name,
-                             f->scan.commands.size(), f->scan.commands.size() == 1 ? " was" : "s were");
-    input_failed = true;
-  }
+  for (const ScannedFile* f : no_gpu)
+    problem(fmt::format("{}: names no GPU; its {} command{} not checked: pass --gpu", f->name, f->scan.commands.size(),
+                        f->scan.commands.size() == 1 ? " was" : "s were"));
 
   auto default_matrix = release ? std::shared_ptr<const Matrix>() : load_matrix_or_fail(a.matrix);
   const std::string engine = default_matrix ? default_matrix->info().engine : std::string();
@@ -302,7 +349,6 @@ int run_check(const CheckArgs& a, bool after_separator) {
 
   // The matrix for a release: --sglang-version, else the release a file names (built-in matrices only).
   std::map<std::string, std::shared_ptr<const Matrix>> by_release;
-  bool release_warning = false;
   auto matrix_for = [&](const ScannedFile* f) -> std::shared_ptr<const Matrix> {
     std::optional<ReleaseVersion> r = release;
     const ContextHint* from = nullptr;
@@ -325,18 +371,13 @@ int run_check(const CheckArgs& a, bool after_separator) {
     auto m = builtin_matrix(eng, *r);
     if (!m) {
       if (!from) throw Failure{kUsage, m.error().describe()};  // names --engine-version itself
-      std::cerr << "attnsel: warning: " << hint_where(f->name, *from) << ": " << m.error().message
-                << "; checked against the newest matrix\n";
-      release_warning = true;
+      warning(hint_where(f->name, *from) + ": " + m.error().message + "; checked against the newest matrix");
       return by_release[key] = default_matrix ? default_matrix : load_matrix_or_fail(a.matrix);
     }
     if (auto newest = newest_known_release(eng); newest && *newest < *r) {
-      std::cerr << "attnsel: warning: release " << key
-                << (from ? " from " + hint_where(f->name, *from) : std::string(" (--engine-version)"))
-                << " is newer than any matrix attnsel knows (newest: " << to_string(*newest)
-                << "); checked against the newest\n";
-      release_warning = true;
-    } else if (from && a.format == "text") {
+      warning("release " + key + (from ? " from " + hint_where(f->name, *from) : std::string(" (--engine-version)")) +
+              " is newer than any matrix attnsel knows (newest: " + to_string(*newest) + "); checked against the newest");
+    } else if (from && a.format == "text" && !a.json) {
       std::cerr << "attnsel: release " << key << " from " << hint_where(f->name, *from) << "\n";
     }
     return by_release[key] = *m;
@@ -344,28 +385,53 @@ int run_check(const CheckArgs& a, bool after_separator) {
 
   // Each command is judged, written and dropped: the output streams, and memory stays flat however
   // many commands the files hold.
-  const CheckFormat format = a.format == "json" ? CheckFormat::json : a.format == "github" ? CheckFormat::github
-                                                                                             : CheckFormat::text;
-  auto writer = make_check_writer(format, std::cout, RenderOptions{use_color()});
+  const std::string format_name = a.json ? "json" : a.format;
+  const CheckFormat format = format_name == "json"       ? CheckFormat::json
+                             : format_name == "github"   ? CheckFormat::github
+                             : format_name == "markdown" ? CheckFormat::markdown
+                                                         : CheckFormat::text;
+  CheckWriterOptions writer_options;
+  writer_options.render = RenderOptions{format == CheckFormat::text && use_color()};
+  writer_options.strict = a.strict;
+  std::vector<std::unique_ptr<CheckWriter>> writers;
+  std::size_t summary_budget = 0;
+  std::unique_ptr<std::ofstream> step_summary = format == CheckFormat::github ? open_step_summary(summary_budget) : nullptr;
+  writer_options.step_summary = step_summary != nullptr;
+  writers.push_back(make_check_writer(format, std::cout, writer_options));
+  if (step_summary) {
+    CheckWriterOptions md = writer_options;
+    md.max_bytes = summary_budget;
+    writers.push_back(make_check_writer(CheckFormat::markdown, *step_summary, md));
+  }
+  TeeWriter writer(std::move(writers));
   bool failed = false, any_skipped = false;
   auto check_all = [&](const std::vector<LaunchCommand>& commands, const std::shared_ptr<const Matrix>& matrix,
-                       const std::string& gpus, const FileContext* context) {
+                       const std::string& gpus, const FileContext* context, std::string_view text) {
     const std::vector<CheckTarget>& targets = targets_for(gpus);
     for (const LaunchCommand& cmd : commands) {
-      const std::vector<CommandCheck> results = check_command(matrix, *catalog, cmd, targets, options);
+      std::vector<CommandCheck> results = check_command(matrix, *catalog, cmd, targets, options);
+      if (!text.empty()) locate_columns(results, text);
       failed = failed || std::any_of(results.begin(), results.end(), [&](const CommandCheck& c) { return c.fails(a.strict); });
-      writer->command(results, context);
+      writer.command(results, context);
     }
   };
-  if (after_separator) check_all(argv_commands, matrix_for(nullptr), *gpu, nullptr);
+  if (after_separator) check_all(argv_commands, matrix_for(nullptr), *gpu, nullptr, {});
   for (ScannedFile& f : scanned) {
     const std::string gpus = gpu ? *gpu : file_gpus(f);
-    if (!f.scan.commands.empty() && !gpus.empty()) check_all(f.scan.commands, matrix_for(&f), gpus, &f.scan.context);
-    writer->skipped(f.scan.skipped);
+    if (!f.scan.commands.empty() && !gpus.empty())
+      check_all(f.scan.commands, matrix_for(&f), gpus, &f.scan.context, f.text);
+    std::string().swap(f.text);
+    writer.skipped(f.scan.skipped);
     any_skipped = any_skipped || !f.scan.skipped.empty();
   }
-  writer->finish();
+
+  inputs.files = files;
+  inputs.files_with_commands = files_with;
+  inputs.binary_skipped = binary;
+  writer.finish(inputs);
   if (format == CheckFormat::json) std::cout << "\n";
+  if (step_summary && !*step_summary)
+    std::cerr << "attnsel: warning: writing GITHUB_STEP_SUMMARY failed: " << std::strerror(errno) << "\n";
 
   const std::size_t commands = argv_commands.size() + [&] {
     std::size_t n = 0;
@@ -375,16 +441,16 @@ int run_check(const CheckArgs& a, bool after_separator) {
   if (!after_separator && commands == 0 && files > 0)
     std::cerr << fmt::format("attnsel: warning: no engine launch command found in {} file{}{}\n", files,
                              files == 1 ? "" : "s", binary ? fmt::format(" ({} binary skipped)", binary) : "");
-  else if (!after_separator && a.format == "text" && (files > 1 || files_with < files))
+  else if (!after_separator && a.format == "text" && !a.json && (files > 1 || files_with < files))
     std::cerr << fmt::format("attnsel: read {} file{}, {} with launch commands{}\n", files, files == 1 ? "" : "s",
                              files_with, binary ? fmt::format(", {} binary skipped", binary) : "");
-  if (!after_separator && files == 0 && !input_failed) {
+  if (!after_separator && files == 0 && inputs.problems.empty()) {
     std::cerr << "attnsel: no file to read in the given directories\n";
   }
 
-  if (input_failed) return kUsage;
+  if (!inputs.problems.empty()) return kUsage;
   // A block that could not be read is a warning: --strict fails on it.
-  if (a.strict && (any_skipped || release_warning)) return kInvalidPlan;
+  if (a.strict && (any_skipped || !inputs.warnings.empty())) return kInvalidPlan;
   return failed ? kInvalidPlan : kOk;
 }
 
@@ -403,8 +469,11 @@ Command add_check_command(CLI::App& app) {
                   "Python packages the target hosts have, comma-separated (diffusion backends: sageattention, st_attn ...)");
   cmd->add_flag("--strict", args->strict,
                 "warnings fail the check, and documented caveats (FlashMLA with FP8 KV) are errors");
-  cmd->add_option("--format", args->format, "text (default), json, or github (workflow-command annotations)")
-      ->check(CLI::IsMember({"text", "json", "github"}));
+  cmd->add_option("--format", args->format,
+                  "text (default), json (one object: docs/schema/check.schema.json), github (workflow-command "
+                  "annotations; the Markdown report is appended to $GITHUB_STEP_SUMMARY when set) or markdown")
+      ->check(CLI::IsMember({"text", "json", "github", "markdown"}));
+  cmd->add_flag("--json", args->json, "the same as --format json");
   cmd->add_option("--model-kind", args->model_kind,
                   "the kind of a model attnsel cannot resolve (default: what the backends imply, else mha)")
       ->check(CLI::IsMember({"mha", "mla", "gdn", "dsa"}));

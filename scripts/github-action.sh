@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# The GitHub Action of action.yml: `attnsel check` on the paths given, as annotations (and the
+# Markdown report in the step summary), with the totals as step outputs. Runnable outside GitHub:
+# everything comes from the environment.
+#
+#   ATTNSEL_GPUS      target GPUs, comma-separated (required): sm90,sm100, H100, MI300X ...
+#   ATTNSEL_PATHS     files, directories and globs (** included), separated by spaces or newlines; default .
+#   ATTNSEL_RELEASE   the SGLang release to check against (--engine-version); default: what the files pin, else the newest
+#   ATTNSEL_ENGINE    the engine ATTNSEL_RELEASE is a release of: sglang (default); attnsel check takes no other yet
+#   ATTNSEL_STRICT    true: warnings fail too (--strict)
+#   ATTNSEL_FORMAT    github (default), text, markdown or json: what the log shows
+#   ATTNSEL_BINARY    an attnsel binary to run
+#   ATTNSEL_VERSION   without ATTNSEL_BINARY: "build" (default) builds the action's own checkout with
+#                     cmake (apt-get installs what is missing); "path" runs the attnsel on PATH
+#   ATTNSEL_ARGS      more arguments for attnsel check (--cuda 12.8, --unknown-model error ...), split on spaces
+#   GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, RUNNER_TEMP: as GitHub sets them; unset, they are not written
+#
+# Outputs (to GITHUB_OUTPUT): exit-code, commands, failing, errors, warnings, notes, skipped, report
+# (the JSON report's path). Exit status: attnsel check's (0 clean, 1 a failing command, 2 broken input).
+set -uo pipefail
+
+die() {
+  echo "::error title=attnsel action::$*"
+  exit 2
+}
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+gpus=${ATTNSEL_GPUS:-}
+[[ -n "$gpus" ]] || die "the input gpus is required (for example: sm90,sm100)"
+format=${ATTNSEL_FORMAT:-github}
+case "$format" in github | text | markdown | json) ;; *) die "format must be github, text, markdown or json, not '$format'" ;; esac
+case "${ATTNSEL_STRICT:-false}" in true | false | "") ;; *) die "strict must be true or false, not '${ATTNSEL_STRICT}'" ;; esac
+case "${ATTNSEL_ENGINE:-sglang}" in
+  sglang | "") ;;
+  *) die "attnsel check takes a release for SGLang commands only (other engines' commands are checked against their newest matrix); leave engine empty or sglang" ;;
+esac
+
+# The binary.
+attnsel=${ATTNSEL_BINARY:-}
+if [[ -n "$attnsel" ]]; then
+  [[ -x "$attnsel" ]] || die "binary '$attnsel' is not an executable file"
+else
+  case "${ATTNSEL_VERSION:-build}" in
+    path)
+      attnsel=$(command -v attnsel) || die "version is 'path' but there is no attnsel on PATH"
+      ;;
+    build)
+      echo "::group::Build attnsel"
+      attnsel=$(ATTNSEL_APT_SUDO=${ATTNSEL_APT_SUDO:-1} "$root/scripts/build-cli.sh" "${RUNNER_TEMP:-$root}/attnsel-build")
+      built=$?
+      echo "::endgroup::"
+      ((built == 0)) || die "building attnsel failed (see the group above)"
+      ;;
+    *) die "version must be 'build' or 'path' (or give binary), not '${ATTNSEL_VERSION}'" ;;
+  esac
+fi
+
+# The paths: globs expanded here (** too); one that matches nothing is dropped, and when nothing
+# is left attnsel exits 2, so a mistyped path does not pass silently.
+shopt -s nullglob globstar
+paths=()
+read -r -d '' -a patterns <<<"${ATTNSEL_PATHS:-.}"
+for pattern in "${patterns[@]}"; do
+  # shellcheck disable=SC2206  # expanding the glob is the point
+  matched=($pattern)
+  ((${#matched[@]} == 0)) && echo "attnsel: '$pattern' matches no file" >&2
+  paths+=("${matched[@]}")
+done
+shopt -u nullglob globstar
+
+args=(check --gpu "$gpus")
+[[ "${ATTNSEL_STRICT:-false}" == true ]] && args+=(--strict)
+[[ -n "${ATTNSEL_RELEASE:-}" ]] && args+=(--engine-version "$ATTNSEL_RELEASE")
+if [[ -n "${ATTNSEL_ARGS:-}" ]]; then
+  read -r -a extra <<<"$ATTNSEL_ARGS"
+  args+=("${extra[@]}")
+fi
+
+# The log: annotations (GITHUB_STEP_SUMMARY, when set, gets the Markdown report from attnsel itself).
+"$attnsel" "${args[@]}" --format "$format" "${paths[@]}"
+code=$?
+
+# The totals, from the JSON report (the same run's numbers: the check is deterministic).
+report="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/attnsel-check-$$.json"
+GITHUB_STEP_SUMMARY='' "$attnsel" "${args[@]}" --format json "${paths[@]}" >"$report" 2>/dev/null
+summary_value() {  # the number of KEY in the report's summary object
+  sed -n '/^  "summary": {/,/^  }/p' "$report" | sed -n "s/^    \"$1\": \\([0-9][0-9]*\\),\\{0,1\\}\$/\\1/p"
+}
+if [[ -n "${GITHUB_OUTPUT:-}" ]]; then
+  {
+    echo "exit-code=$code"
+    echo "commands=$(summary_value commands)"
+    echo "failing=$(summary_value commands_failing)"
+    echo "errors=$(summary_value errors)"
+    echo "warnings=$(summary_value warnings)"
+    echo "notes=$(summary_value notes)"
+    echo "skipped=$(summary_value skipped_blocks)"
+    echo "report=$report"
+  } >>"$GITHUB_OUTPUT"
+fi
+exit "$code"
