@@ -331,7 +331,7 @@ TEST(CliCompletion, BashCompletesCommandsOptionsAndDataValues) {
       {"attnsel --gpu sm90 --attention-backend fl", {"flashinfer", "flashmla"}},
       {"attnsel explain --kv-cache-dtype fp8", {"fp8_e4m3"}},
       {"attnsel check --for", {"--format"}},
-      {"attnsel check --format \"\"", {"github", "json", "text"}},
+      {"attnsel check --format \"\"", {"github", "json", "markdown", "text"}},
       {"attnsel --engine \"\"", {"sglang", "vllm"}},
       {"attnsel completion \"\"", {"bash", "fish", "zsh"}},
       {"attnsel probe --", {"--json", "--format", "--color"}},

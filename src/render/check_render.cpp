@@ -570,7 +570,7 @@ class JsonWriter final : public CheckWriter {
   JsonWriter(std::ostream& out, const CheckWriterOptions& o) : out_(out), indent_(detail::clamp_indent(o.indent)) {
     tally_.strict = o.strict;
     out_ << "{";
-    member("schema_version", 1);
+    member("schema_version", kJsonSchemaVersion);
     member("attnsel_version", version());
     member("kind", "check");
     key("results");

@@ -67,11 +67,14 @@ def main():
                 failures.append(f"{name}: `{shown}`: {where}: {e.message[:300]}")
             if list(doc)[:3] != ["schema_version", "attnsel_version", "kind"]:
                 failures.append(f"{name}: `{shown}`: the document does not start with schema_version, attnsel_version, kind")
-            # An error document says the exit code the process returned; every other one exits 0, 1 or (probe) 3.
+            # An error document says the exit code the process returned. Every other one exits 0, 1 or
+            # (probe) 3; or 2 when some input could not be read (check) and the document says not ok.
             if kind == "error" and doc.get("exit_code") != proc.returncode:
                 failures.append(f"{name}: `{shown}`: exit code {proc.returncode}, document says {doc.get('exit_code')}")
-            if kind != "error" and proc.returncode not in (0, 1, 3):
+            if kind != "error" and proc.returncode not in (0, 1, 3) and not (proc.returncode == 2 and doc.get("ok") is False):
                 failures.append(f"{name}: `{shown}`: exit code {proc.returncode} for a {kind} document")
+            if kind != "error" and "ok" in doc and doc["ok"] != (proc.returncode == 0):
+                failures.append(f"{name}: `{shown}`: ok is {doc['ok']} but the exit code is {proc.returncode}")
     missing = REQUIRED_COMMANDS - covered
     if missing:
         failures.append(f"no schema example prints the JSON of: {', '.join(sorted(missing))}")

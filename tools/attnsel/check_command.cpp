@@ -327,7 +327,7 @@ int run_check(const CheckArgs& a, bool after_separator) {
     auto it = targets_by_list.find(list);
     if (it != targets_by_list.end()) return it->second;
     auto t = resolve_check_targets(*catalog, list, a.cuda);
-    if (!t) throw Failure{kUsage, t.error().describe()};
+    if (!t) fail(t.error());
     return targets_by_list[list] = std::move(*t);
   };
   if (gpu) targets_for(*gpu);  // a bad --gpu is a usage error before anything is checked
@@ -370,7 +370,7 @@ int run_check(const CheckArgs& a, bool after_separator) {
     const std::string eng = default_engine.empty() ? (*builtin_matrix())->info().engine : default_engine;
     auto m = builtin_matrix(eng, *r);
     if (!m) {
-      if (!from) throw Failure{kUsage, m.error().describe()};  // names --engine-version itself
+      if (!from) fail(m.error());  // names --engine-version itself
       warning(hint_where(f->name, *from) + ": " + m.error().message + "; checked against the newest matrix");
       return by_release[key] = default_matrix ? default_matrix : load_matrix_or_fail(a.matrix);
     }
