@@ -23,6 +23,9 @@ ATTNSEL_API std::string render_json_document(std::string_view kind, std::string_
 
 struct RenderOptions {
   bool color = false;  // ANSI colours (the CLI enables them where color_wanted() says so)
+  // The widest a line of a table may be, in terminal columns; 0: as wide as the content. Tables
+  // wider than this wrap their widest columns (the CLI passes the terminal's width).
+  std::size_t width = 0;
 };
 
 // Whether output to a terminal should be coloured: `is_terminal`, NO_COLOR unset or empty

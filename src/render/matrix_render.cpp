@@ -54,30 +54,67 @@ Row row(const Backend& b, const Cell& c) {
            detail::describe_page_support(c.page_size), kv_short(c.kv_dtypes), std::string(name_of(c.speculative)), features(c)}};
 }
 
-std::string table(const std::vector<Row>& rows, bool markdown) {
-  std::vector<std::size_t> width;
+// Columns as wide as their content; with a `limit` (the terminal's width) the widest columns give
+// way first, never narrower than their heading, and their cells wrap onto more lines.
+std::string table(const std::vector<Row>& rows, bool markdown, std::size_t limit) {
+  using detail::display_width;
+  std::vector<std::size_t> width, floor;
   auto all = rows;
   all.insert(all.begin(), Row{header()});
   for (const auto& r : all)
     for (std::size_t i = 0; i < r.cells.size(); ++i) {
       if (width.size() <= i) width.push_back(0);
-      // Display width: count UTF-8 lead bytes only.
-      std::size_t w = 0;
-      for (unsigned char ch : r.cells[i]) w += (ch & 0xC0) != 0x80;
-      width[i] = std::max(width[i], w);
+      width[i] = std::max(width[i], display_width(r.cells[i]));
     }
+  // A column never gets narrower than its heading or its longest word: names are never cut.
+  floor.assign(width.size(), 0);
+  for (const auto& r : all)
+    for (std::size_t i = 0; i < r.cells.size(); ++i) {
+      std::size_t word = 0;
+      for (unsigned char ch : r.cells[i]) {
+        if (ch == ' ' || ch == ',' || ch == '/') word = 0;
+        else if ((ch & 0xC0) != 0x80) floor[i] = std::max(floor[i], ++word);
+      }
+    }
+  for (std::size_t i = 0; i < all[0].cells.size(); ++i) floor[i] = std::max(floor[i], display_width(all[0].cells[i]));
+  if (!markdown && limit > 0) {
+    auto total = [&] {
+      std::size_t t = 0;
+      for (std::size_t w : width) t += w + 2;
+      return t;
+    };
+    while (total() > limit) {
+      std::size_t widest = width.size();
+      for (std::size_t i = 0; i < width.size(); ++i)
+        if (width[i] > floor[i] && (widest == width.size() || width[i] > width[widest])) widest = i;
+      if (widest == width.size()) break;  // every column at its floor: the line stays too long
+      --width[widest];
+    }
+  }
   std::string out;
   auto line = [&](const Row& r) {
-    out += markdown ? "|" : "";
-    for (std::size_t i = 0; i < r.cells.size(); ++i) {
-      std::size_t w = 0;
-      for (unsigned char ch : r.cells[i]) w += (ch & 0xC0) != 0x80;
-      out += markdown ? " " : (i ? "  " : "  ");
-      out += r.cells[i] + std::string(width[i] - w, ' ');
-      out += markdown ? " |" : "";
+    if (markdown) {
+      out += "|";
+      for (std::size_t i = 0; i < r.cells.size(); ++i)
+        out += " " + r.cells[i] + std::string(width[i] - display_width(r.cells[i]), ' ') + " |";
+      out += "\n";
+      return;
     }
-    while (!markdown && !out.empty() && out.back() == ' ') out.pop_back();
-    out += "\n";
+    std::vector<std::vector<std::string>> wrapped;
+    std::size_t height = 1;
+    for (std::size_t i = 0; i < r.cells.size(); ++i) {
+      wrapped.push_back(detail::wrap(r.cells[i], width[i]));
+      height = std::max(height, wrapped.back().size());
+    }
+    for (std::size_t l = 0; l < height; ++l) {
+      std::string text;
+      for (std::size_t i = 0; i < wrapped.size(); ++i) {
+        const std::string cell = l < wrapped[i].size() ? wrapped[i][l] : "";
+        text += "  " + cell + std::string(width[i] > display_width(cell) ? width[i] - display_width(cell) : 0, ' ');
+      }
+      while (!text.empty() && text.back() == ' ') text.pop_back();
+      out += text + "\n";
+    }
   };
   line(all[0]);
   if (markdown) {
@@ -171,6 +208,17 @@ std::string scope_name(RuleScope s) {
   return "?";
 }
 
+// One list line, wrapped to `width` under its text column (after the id): ids stay readable.
+std::string hanging(const std::string& text, std::size_t width) {
+  constexpr std::size_t kIndent = 43;
+  if (width <= kIndent + 20 || detail::display_width(text) <= width) return text + "\n";
+  const std::string head = text.substr(0, kIndent);
+  std::string out;
+  const std::vector<std::string> lines = detail::wrap(text.substr(kIndent), width - kIndent);
+  for (std::size_t i = 0; i < lines.size(); ++i) out += (i ? std::string(kIndent, ' ') : head) + lines[i] + "\n";
+  return out;
+}
+
 }  // namespace
 
 json matrix_json(const Matrix& m) {
@@ -243,7 +291,7 @@ std::string render_matrix(const Matrix& m, MatrixFormat format, const RenderOpti
         for (const auto& c : b.cells) rows.push_back(row(b, c));
     out += heading(fmt::format("{} backends ({})", m.slot(s).title,
                                m.slot(s).flag.empty() ? m.slot(s).prefill_flag + ", " + m.slot(s).decode_flag : m.slot(s).flag));
-    out += table(rows, md);
+    out += table(rows, md, o.width);
   }
   out += md ? "\nFeatures: SW sliding window, MM multimodal, sinks attention sinks, CPC chunked prefix cache. "
               "KV dtypes besides auto.\n"
@@ -253,7 +301,7 @@ std::string render_matrix(const Matrix& m, MatrixFormat format, const RenderOpti
   for (const auto& e : m.selection()) {
     std::string phases = e.phases == EnumSet<Phase>{Phase::prefill, Phase::decode} ? "" : fmt::format(" [{}]", fmt::join(names(e.phases, kPhaseCount), " "));
     out += md ? fmt::format("- `{}` → **{}**{}: {}\n", e.info.id, m.backend(e.backend).name, phases, e.info.message)
-              : fmt::format("  {:<40} → {:<16}{} {}\n", e.info.id, m.backend(e.backend).name, phases, e.info.message);
+              : hanging(fmt::format("  {:<40} → {:<16}{} {}", e.info.id, m.backend(e.backend).name, phases, e.info.message), o.width);
   }
   out += heading("Rules");
   for (const auto& r : m.rules()) {
@@ -263,7 +311,8 @@ std::string render_matrix(const Matrix& m, MatrixFormat format, const RenderOpti
     if (r.set.kv_dtype) effect = fmt::format(" [sets KV dtype {}]", name_of(*r.set.kv_dtype));
     if (r.set.disable_radix_cache) effect = " [disables the radix cache]";
     out += md ? fmt::format("- `{}` ({}, {}){}: {}\n", r.info.id, scope_name(r.scope), name_of(r.info.severity), effect, r.info.message)
-              : fmt::format("  {:<40} {:<7} {:<7}{} {}\n", r.info.id, scope_name(r.scope), name_of(r.info.severity), effect, r.info.message);
+              : hanging(fmt::format("  {:<40} {:<7} {:<7}{} {}", r.info.id, scope_name(r.scope), name_of(r.info.severity), effect, r.info.message),
+                        o.width);
   }
   return out;
 }

@@ -156,6 +156,61 @@ std::string escape_for_terminal(std::string_view text, bool keep_colors) { retur
 
 namespace detail {
 
+std::size_t display_width(std::string_view text) {
+  std::size_t w = 0;
+  for (unsigned char ch : text) w += (ch & 0xC0) != 0x80;
+  return w;
+}
+
+std::vector<std::string> wrap(std::string_view text, std::size_t width) {
+  std::vector<std::string> lines;
+  if (width == 0 || display_width(text) <= width) return {std::string(text)};
+  std::string line;
+  std::size_t line_width = 0;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    // The next piece: up to and including a break character, UTF-8 sequences kept whole.
+    std::size_t j = i;
+    std::size_t piece_width = 0;
+    while (j < text.size()) {
+      const unsigned char ch = static_cast<unsigned char>(text[j]);
+      ++j;
+      while (j < text.size() && (static_cast<unsigned char>(text[j]) & 0xC0) == 0x80) ++j;
+      ++piece_width;
+      if (ch == ' ' || ch == ',' || ch == '/') break;
+    }
+    std::string_view piece = text.substr(i, j - i);
+    i = j;
+    if (line_width + piece_width > width && line_width > 0) {
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      lines.push_back(std::move(line));
+      line.clear();
+      line_width = 0;
+      if (piece == " ") continue;
+    }
+    // A piece longer than a whole line is cut where the line ends.
+    while (piece_width > width) {
+      std::size_t cut = 0, cols = 0;
+      while (cols < width - line_width) {
+        ++cut;
+        while (cut < piece.size() && (static_cast<unsigned char>(piece[cut]) & 0xC0) == 0x80) ++cut;
+        ++cols;
+      }
+      line += piece.substr(0, cut);
+      lines.push_back(std::move(line));
+      line.clear();
+      line_width = 0;
+      piece = piece.substr(cut);
+      piece_width -= cols;
+    }
+    line += piece;
+    line_width += piece_width;
+  }
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  if (!line.empty() || lines.empty()) lines.push_back(std::move(line));
+  return lines;
+}
+
 std::string markdown_cell(std::string_view text) {
   const std::string safe = terminal_safe(text, false);
   std::string out;

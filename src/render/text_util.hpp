@@ -26,6 +26,12 @@ std::string kind_title(AttentionKind k);
 // escape sequence (cursor moves, titles, hyperlinks) is shown, not obeyed. Valid UTF-8 stays as is.
 std::string terminal_safe(std::string_view text, bool keep_colors);
 
+// Terminal columns of UTF-8 text (code points; attnsel's text has no wide characters).
+std::size_t display_width(std::string_view text);
+// `text` in lines of at most `width` columns, broken after spaces, commas and slashes where it
+// can be, inside a word where it cannot. Empty text is one empty line; width 0 does not wrap.
+std::vector<std::string> wrap(std::string_view text, std::size_t width);
+
 // Text for one Markdown table cell or list item, whatever bytes reached it: `|` escaped, line breaks
 // as <br>, `<` `>` `&` as entities (no HTML from a scanned file), controls and invalid UTF-8 as \xNN,
 // backticks as ' (they would end an inline code span).

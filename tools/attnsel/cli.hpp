@@ -45,6 +45,9 @@ using Command = std::function<std::optional<int>()>;
 
 // --color always|never, else (auto) a terminal with NO_COLOR unset or empty and TERM not dumb.
 bool use_color();
+// How wide tables may be: the terminal's width (COLUMNS when set) when stdout is a terminal, else 0
+// (as wide as their content).
+std::size_t output_width();
 // --color auto|always|never on `app` and every subcommand under it.
 void add_color_option(CLI::App& app);
 

@@ -3,9 +3,11 @@
 //
 // Exit codes: 0 a valid plan, 1 no valid plan, 2 bad usage or input, 3 probing failed.
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <vector>
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -124,6 +126,18 @@ bool use_color() {
   if (color_choice == "always") return true;
   if (color_choice == "never") return false;
   return color_wanted(isatty(STDOUT_FILENO));
+}
+
+std::size_t output_width() {
+  if (!isatty(STDOUT_FILENO)) return 0;
+  if (const char* columns = std::getenv("COLUMNS"); columns && *columns) {
+    char* end = nullptr;
+    const long n = std::strtol(columns, &end, 10);
+    if (*end == '\0' && n >= 40 && n <= 10000) return static_cast<std::size_t>(n);
+  }
+  winsize ws{};
+  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40) return ws.ws_col;
+  return 0;
 }
 
 void add_color_option(CLI::App& app) {

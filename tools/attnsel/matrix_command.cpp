@@ -58,7 +58,7 @@ Command add_matrix_command(CLI::App& app) {
     const MatrixFormat f = args->format.get() == Format::json       ? MatrixFormat::json
                            : args->format.get() == Format::markdown ? MatrixFormat::markdown
                                                                     : MatrixFormat::table;
-    std::cout << render_matrix(*matrix, f, RenderOptions{use_color()});
+    std::cout << render_matrix(*matrix, f, RenderOptions{use_color(), output_width()});
     return kOk;
   };
 }
