@@ -14,7 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include "attnsel/catalog.hpp"
+#include "attnsel/check_input.hpp"
 #include "attnsel/render.hpp"
+#include "attnsel/select_options.hpp"
 #include "attnsel/selection.hpp"
 #include "attnsel/version.hpp"
 
@@ -627,6 +629,358 @@ TEST_F(CApi, Probe) {
   attnsel_request* r = new_request();
   EXPECT_EQ(attnsel_request_set_probed_device(r, p, count), ATTNSEL_ERR_OUT_OF_RANGE);
   EXPECT_EQ(attnsel_request_set_probed_device(r, nullptr, 0), ATTNSEL_ERR_INVALID_HANDLE);
+}
+
+// ---- engines and releases ----
+
+TEST(CApiEngine, MatrixOfAnEngineAndARelease) {
+  attnsel_matrix* vllm = nullptr;
+  ASSERT_EQ(attnsel_matrix_load_engine("vllm", nullptr, &vllm), ATTNSEL_OK) << attnsel_matrix_last_error(vllm);
+  const char* engine = nullptr;
+  ASSERT_EQ(attnsel_matrix_engine(vllm, &engine), ATTNSEL_OK);
+  EXPECT_STREQ(engine, "vllm");
+  EXPECT_EQ(attnsel_matrix_engine(vllm, nullptr), ATTNSEL_ERR_INVALID_ARGUMENT);
+  attnsel_matrix_free(vllm);
+
+  attnsel_matrix* old = nullptr;
+  ASSERT_EQ(attnsel_matrix_load_engine(nullptr, "0.5.3", &old), ATTNSEL_OK) << attnsel_matrix_last_error(old);
+  const char* version = nullptr;
+  ASSERT_EQ(attnsel_matrix_version(old, &version), ATTNSEL_OK);
+  auto cpp = attnsel::builtin_matrix("sglang", attnsel::parse_release("0.5.3"));
+  ASSERT_TRUE(cpp);
+  EXPECT_EQ(version, (*cpp)->info().version);
+  EXPECT_NE(version, (*attnsel::builtin_matrix())->info().version);  // an older generation, not the newest
+  attnsel_matrix_free(old);
+}
+
+TEST(CApiEngine, UnknownEnginesAndBadReleasesKeepTheirReason) {
+  attnsel_matrix* m = nullptr;
+  EXPECT_EQ(attnsel_matrix_load_engine("vlm", nullptr, &m), ATTNSEL_ERR_UNKNOWN_NAME);
+  ASSERT_NE(m, nullptr);  // like sqlite3_open: a handle with the reason
+  EXPECT_NE(std::string(attnsel_matrix_last_error(m)).find("did you mean 'vllm'"), std::string::npos)
+      << attnsel_matrix_last_error(m);
+  const char* engine = nullptr;
+  EXPECT_EQ(attnsel_matrix_engine(m, &engine), ATTNSEL_ERR_INVALID_STATE);
+  attnsel_matrix_free(m);
+  EXPECT_EQ(attnsel_matrix_load_engine("sglang", "0.5.x", &m), ATTNSEL_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attnsel_matrix_last_error(m)).find("0.5.x"), std::string::npos);
+  attnsel_matrix_free(m);
+  EXPECT_EQ(attnsel_matrix_load_engine("sglang", "0.0.1", &m), ATTNSEL_ERR_INVALID_ARGUMENT);  // older than every matrix
+  attnsel_matrix_free(m);
+  EXPECT_EQ(attnsel_matrix_load_engine("\xff", nullptr, &m), ATTNSEL_ERR_INVALID_ARGUMENT);
+  attnsel_matrix_free(m);
+  EXPECT_EQ(attnsel_matrix_load_engine("sglang", nullptr, nullptr), ATTNSEL_ERR_INVALID_ARGUMENT);
+}
+
+// ---- launch flags ----
+
+// What the C++ API plans for these words, as attnsel select reads them.
+std::string cpp_select_json(const std::shared_ptr<const attnsel::Matrix>& matrix, const char* gpu, const char* model,
+                            std::vector<std::string> flags) {
+  auto catalog = attnsel::builtin_catalog();
+  attnsel::SelectOptions o;
+  if (model != nullptr) o.model = model;
+  o.engine_flags = std::move(flags);
+  auto prepared = attnsel::prepare_select(matrix, **catalog, o);
+  EXPECT_TRUE(prepared) << prepared.error().describe();
+  EXPECT_TRUE(prepared->ok()) << prepared->error_text();
+  attnsel::Request r = prepared->request;
+  auto device = attnsel::resolve_device(**catalog, {std::string(gpu), std::nullopt, std::nullopt, "--gpu"});
+  EXPECT_TRUE(device);
+  r.device = *device;
+  auto s = attnsel::select(matrix, r);
+  EXPECT_TRUE(s);
+  return attnsel::render_json(*s, -1);
+}
+
+TEST_F(CApi, LaunchFlagsAreReadAsTheCliReadsThem) {
+  attnsel_request* r = request_for("H100", "deepseek-ai/DeepSeek-V3");
+  const char* argv[] = {"--attention-backend", "flashmla", "--kv-cache-dtype", "fp8_e4m3", "--tp", "8"};
+  ASSERT_EQ(attnsel_request_set_launch_flags(r, argv, 6), ATTNSEL_OK) << attnsel_request_last_error(r);
+  attnsel_result* result = select(r);
+  ASSERT_NE(result, nullptr);
+  EXPECT_EQ(backend(result, nullptr, ATTNSEL_PHASE_ALL), "flashmla");
+  int page = 0;
+  ASSERT_EQ(attnsel_result_page_size(result, &page), ATTNSEL_OK);
+  EXPECT_EQ(page, 64);  // SGLang's rewrite for FlashMLA
+  const char* text = nullptr;
+  ASSERT_EQ(attnsel_result_json(result, -1, &text), ATTNSEL_OK);
+  EXPECT_EQ(text, cpp_select_json(*attnsel::builtin_matrix(), "H100", "deepseek-ai/DeepSeek-V3",
+                                  {argv, argv + 6}));
+}
+
+TEST_F(CApi, SettersWinOverLaunchFlags) {
+  attnsel_request* r = request_for("sm90", "mla");
+  const char* argv[] = {"--attention-backend", "triton", "--page-size", "64"};
+  ASSERT_EQ(attnsel_request_set_launch_flags(r, argv, 4), ATTNSEL_OK) << attnsel_request_last_error(r);
+  EXPECT_EQ(backend(select(r), nullptr, ATTNSEL_PHASE_ALL), "triton");
+  ASSERT_EQ(attnsel_request_set_backend(r, nullptr, ATTNSEL_PHASE_ALL, "fa3"), ATTNSEL_OK);
+  ASSERT_EQ(attnsel_request_set_page_size(r, 16), ATTNSEL_OK);
+  attnsel_result* result = select(r);
+  EXPECT_EQ(backend(result, nullptr, ATTNSEL_PHASE_ALL), "fa3");
+  int page = 0;
+  ASSERT_EQ(attnsel_result_page_size(result, &page), ATTNSEL_OK);
+  EXPECT_EQ(page, 16);
+  // argc 0 clears the flags: the setters alone remain.
+  ASSERT_EQ(attnsel_request_set_launch_flags(r, nullptr, 0), ATTNSEL_OK);
+  ASSERT_EQ(attnsel_request_set_page_size(r, 0), ATTNSEL_OK);
+  ASSERT_EQ(attnsel_result_page_size(select(r), &page), ATTNSEL_OK);
+  EXPECT_EQ(page, 1);
+}
+
+TEST_F(CApi, TheModelMayComeFromTheLaunchFlags) {
+  attnsel_request* r = new_request();
+  ASSERT_EQ(attnsel_request_set_gpu(r, "sm90"), ATTNSEL_OK);
+  const char* argv[] = {"--model-path", "deepseek-ai/DeepSeek-V3"};
+  ASSERT_EQ(attnsel_request_set_launch_flags(r, argv, 2), ATTNSEL_OK);
+  const char* text = nullptr;
+  ASSERT_EQ(attnsel_result_json(select(r), -1, &text), ATTNSEL_OK);
+  EXPECT_EQ(json::parse(text)["model"]["kind"], "mla");
+  // Flags without a model, and no model set: no plan.
+  const char* no_model[] = {"--tp", "8"};
+  ASSERT_EQ(attnsel_request_set_launch_flags(r, no_model, 2), ATTNSEL_OK);
+  attnsel_result* result = nullptr;
+  EXPECT_EQ(attnsel_select(r, &result), ATTNSEL_ERR_INVALID_STATE);
+  EXPECT_EQ(result, nullptr);
+  EXPECT_NE(std::string(attnsel_request_last_error(r)).find("model"), std::string::npos);
+}
+
+TEST_F(CApi, LaunchFlagsOfAnotherEngine) {
+  attnsel_matrix* m = nullptr;
+  ASSERT_EQ(attnsel_matrix_load_engine("vllm", nullptr, &m), ATTNSEL_OK);
+  handles_.matrices.push_back(m);
+  attnsel_request* r = nullptr;
+  ASSERT_EQ(attnsel_request_new(m, &r), ATTNSEL_OK);
+  handles_.requests.push_back(r);
+  ASSERT_EQ(attnsel_request_set_gpu(r, "B200"), ATTNSEL_OK);
+  ASSERT_EQ(attnsel_request_set_model(r, "deepseek-ai/DeepSeek-V3"), ATTNSEL_OK);
+  const char* argv[] = {"-tp", "8", "--attention-backend", "TRITON_MLA"};  // vLLM's grammar, not SGLang's
+  ASSERT_EQ(attnsel_request_set_launch_flags(r, argv, 4), ATTNSEL_OK) << attnsel_request_last_error(r);
+  EXPECT_EQ(backend(select(r), nullptr, ATTNSEL_PHASE_ALL), "TRITON_MLA");
+  const char* sglang_dtype[] = {"--kv-cache-dtype", "fp8_e4m3", "--kv-cache-dtype", "fp4_e2m1"};  // vLLM has no fp4_e2m1
+  EXPECT_EQ(attnsel_request_set_launch_flags(r, sglang_dtype, 4), ATTNSEL_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attnsel_request_last_error(r)).find("vLLM would exit"), std::string::npos)
+      << attnsel_request_last_error(r);
+}
+
+TEST_F(CApi, LaunchFlagsTheEngineRefuses) {
+  attnsel_request* r = request_for("sm90", "mla");
+  const char* typo[] = {"--attention-backend", "fa9"};
+  EXPECT_EQ(attnsel_request_set_launch_flags(r, typo, 2), ATTNSEL_ERR_INVALID_ARGUMENT);
+  const std::string message = attnsel_request_last_error(r);
+  EXPECT_NE(message.find("'fa9'"), std::string::npos) << message;
+  EXPECT_NE(message.find("did you mean fa3"), std::string::npos) << message;
+  const char* unknown_flag[] = {"--atention-backend", "fa3"};
+  EXPECT_EQ(attnsel_request_set_launch_flags(r, unknown_flag, 2), ATTNSEL_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attnsel_request_last_error(r)).find("--atention-backend"), std::string::npos);
+  const char* with_null[] = {"--tp", nullptr};
+  EXPECT_EQ(attnsel_request_set_launch_flags(r, with_null, 2), ATTNSEL_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(attnsel_request_set_launch_flags(r, nullptr, 1), ATTNSEL_ERR_INVALID_ARGUMENT);
+  const char* not_utf8[] = {"--attention-backend", "fa\xc3"};
+  EXPECT_EQ(attnsel_request_set_launch_flags(r, not_utf8, 2), ATTNSEL_ERR_INVALID_ARGUMENT);
+  // A refused call keeps what was set before: the request still plans.
+  EXPECT_EQ(backend(select(r), nullptr, ATTNSEL_PHASE_ALL), "fa3");
+  EXPECT_EQ(attnsel_request_set_launch_flags(nullptr, typo, 2), ATTNSEL_ERR_INVALID_HANDLE);
+}
+
+// ---- check ----
+
+class CApiCheck : public CApi {
+ protected:
+  attnsel_check* new_check(const char* gpus) {
+    attnsel_check* c = nullptr;
+    EXPECT_EQ(attnsel_check_new(matrix_, &c), ATTNSEL_OK);
+    checks_.push_back(c);
+    if (gpus != nullptr) {
+      EXPECT_EQ(attnsel_check_set_gpus(c, gpus), ATTNSEL_OK) << attnsel_check_last_error(c);
+    }
+    return c;
+  }
+  struct Found {
+    attnsel_diagnostic_kind kind;
+    std::string rule, message, file, gpu, flag;
+    int line;
+  };
+  static std::vector<Found> findings(attnsel_check* c) {
+    size_t count = 0;
+    EXPECT_EQ(attnsel_check_finding_count(c, &count), ATTNSEL_OK);
+    std::vector<Found> out;
+    for (size_t i = 0; i < count; ++i) {
+      Found f{};
+      const char *rule = nullptr, *message = nullptr, *file = nullptr, *gpu = nullptr, *flag = nullptr;
+      EXPECT_EQ(attnsel_check_finding(c, i, &f.kind, &rule, &message, &f.line), ATTNSEL_OK);
+      EXPECT_EQ(attnsel_check_finding_where(c, i, &file, &gpu, &flag), ATTNSEL_OK);
+      f.rule = rule, f.message = message, f.file = file, f.gpu = gpu, f.flag = flag;
+      out.push_back(f);
+    }
+    return out;
+  }
+  static int ok(attnsel_check* c) {
+    int value = -1;
+    EXPECT_EQ(attnsel_check_ok(c, &value), ATTNSEL_OK);
+    return value;
+  }
+  void TearDown() override {
+    for (auto* c : checks_) attnsel_check_free(c);
+  }
+  std::vector<attnsel_check*> checks_;
+};
+
+const char* const kLaunch[] = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
+                               "--attention-backend", "trtllm_mla"};
+
+TEST_F(CApiCheck, AnArgvIsJudgedForEachTarget) {
+  attnsel_check* c = new_check("sm90,B200");
+  ASSERT_EQ(attnsel_check_argv(c, kLaunch, 7), ATTNSEL_OK) << attnsel_check_last_error(c);
+  EXPECT_EQ(ok(c), 0);
+  size_t commands = 0;
+  ASSERT_EQ(attnsel_check_command_count(c, &commands), ATTNSEL_OK);
+  EXPECT_EQ(commands, 2u);
+  std::vector<Found> errors;
+  for (const Found& f : findings(c))
+    if (f.kind == ATTNSEL_DIAGNOSTIC_ERROR) errors.push_back(f);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].rule, "cell.compute-capability");
+  EXPECT_EQ(errors[0].gpu, "sm90");
+  EXPECT_EQ(errors[0].flag, "--attention-backend");
+  EXPECT_EQ(errors[0].line, 0);
+  EXPECT_EQ(errors[0].file, "");
+
+  // The JSON is the C++ API's for the same input.
+  const char* text = nullptr;
+  ASSERT_EQ(attnsel_check_json(c, -1, &text), ATTNSEL_OK);
+  attnsel::CheckInput input;
+  input.argv = std::vector<std::string>(kLaunch, kLaunch + 7);
+  attnsel::CheckRun run;
+  run.gpus = "sm90,B200";
+  auto report = attnsel::check_input(*attnsel::builtin_matrix(), **attnsel::builtin_catalog(), input, run);
+  ASSERT_TRUE(report);
+  EXPECT_EQ(text, attnsel::render_check_json(std::vector<attnsel::CheckReport>{*report}, -1));
+}
+
+TEST_F(CApiCheck, TextFindingsAreOnTheirLineAndInputsAccumulate) {
+  attnsel_check* c = new_check("sm90");
+  const std::string script =
+      "#!/bin/sh\nset -e\npython3 -m sglang.launch_server \\\n  --model-path deepseek-ai/DeepSeek-V3 \\\n"
+      "  --tp 8 \\\n  --attention-backend trtllm_mla\n";
+  ASSERT_EQ(attnsel_check_text(c, script.data(), script.size(), "launch.sh"), ATTNSEL_OK) << attnsel_check_last_error(c);
+  const char* first_json = nullptr;
+  ASSERT_EQ(attnsel_check_json(c, 2, &first_json), ATTNSEL_OK);
+  const std::string first_copy = first_json;
+  std::vector<Found> found = findings(c);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].rule, "args.prefix");  // --tp, read as --tp-size
+  EXPECT_EQ(found[0].kind, ATTNSEL_DIAGNOSTIC_NOTE);
+  EXPECT_EQ(found[0].line, 5);
+  EXPECT_EQ(found[1].kind, ATTNSEL_DIAGNOSTIC_ERROR);
+  EXPECT_EQ(found[1].line, 6);
+  EXPECT_EQ(found[1].file, "launch.sh");
+
+  const std::string clean = "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B\n";
+  ASSERT_EQ(attnsel_check_text(c, clean.data(), clean.size(), nullptr), ATTNSEL_OK);
+  size_t commands = 0;
+  ASSERT_EQ(attnsel_check_command_count(c, &commands), ATTNSEL_OK);
+  EXPECT_EQ(commands, 2u);
+  const char* both = nullptr;
+  ASSERT_EQ(attnsel_check_json(c, 2, &both), ATTNSEL_OK);
+  EXPECT_EQ(json::parse(both).size(), 2u);
+  EXPECT_EQ(first_json, first_copy);  // an earlier string stays valid
+  EXPECT_EQ(ok(c), 0);
+}
+
+TEST_F(CApiCheck, TheGpusAFileNames) {
+  attnsel_check* c = new_check(nullptr);
+  const std::string path = std::string(ATTNSEL_TESTS_DIR) + "/fixtures/deploy/k8s/deployment.yaml";
+  const std::string text = read_file(path);
+  ASSERT_FALSE(text.empty());
+  ASSERT_EQ(attnsel_check_text(c, text.data(), text.size(), path.c_str()), ATTNSEL_OK) << attnsel_check_last_error(c);
+  size_t commands = 0;
+  ASSERT_EQ(attnsel_check_command_count(c, &commands), ATTNSEL_OK);
+  EXPECT_GT(commands, 0u);
+  bool named = false;
+  for (const Found& f : findings(c)) named = named || f.rule == "check.gpu-from-file";
+  EXPECT_TRUE(named);
+  // An argv names no GPU.
+  EXPECT_EQ(attnsel_check_argv(c, kLaunch, 7), ATTNSEL_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attnsel_check_last_error(c)).find("GPU"), std::string::npos);
+  size_t after = 0;
+  ASSERT_EQ(attnsel_check_command_count(c, &after), ATTNSEL_OK);
+  EXPECT_EQ(after, commands);  // a failing call adds nothing
+}
+
+TEST_F(CApiCheck, StrictFailsOnWarnings) {
+  const char* caveat[] = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
+                          "--attention-backend", "flashmla", "--kv-cache-dtype", "fp8_e4m3"};
+  attnsel_check* relaxed = new_check("sm90");
+  ASSERT_EQ(attnsel_check_argv(relaxed, caveat, 9), ATTNSEL_OK);
+  EXPECT_EQ(ok(relaxed), 1);
+  attnsel_check* strict = new_check("sm90");
+  ASSERT_EQ(attnsel_check_set_strict(strict, 1), ATTNSEL_OK);
+  ASSERT_EQ(attnsel_check_argv(strict, caveat, 9), ATTNSEL_OK);
+  EXPECT_EQ(ok(strict), 0);
+}
+
+TEST_F(CApiCheck, Misuse) {
+  attnsel_check* c = new_check(nullptr);
+  EXPECT_EQ(attnsel_check_set_gpus(c, "sm90,H1000"), ATTNSEL_ERR_UNKNOWN_NAME);
+  EXPECT_NE(std::string(attnsel_check_last_error(c)).find("H100"), std::string::npos);
+  EXPECT_EQ(attnsel_check_set_gpus(c, "sm90,"), ATTNSEL_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(attnsel_check_set_cuda(c, "12.x"), ATTNSEL_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(attnsel_check_set_model_kind(c, "xyz"), ATTNSEL_ERR_UNKNOWN_NAME);
+  EXPECT_NE(std::string(attnsel_check_last_error(c)).find("mla"), std::string::npos);
+  EXPECT_EQ(attnsel_check_set_gpus(c, "\xff"), ATTNSEL_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(attnsel_check_argv(c, nullptr, 0), ATTNSEL_ERR_INVALID_ARGUMENT);
+  const char* with_null[] = {"python3", nullptr};
+  EXPECT_EQ(attnsel_check_argv(c, with_null, 2), ATTNSEL_ERR_INVALID_ARGUMENT);
+  const char* not_a_launcher[] = {"ls", "-l"};
+  ASSERT_EQ(attnsel_check_set_gpus(c, "sm90"), ATTNSEL_OK);
+  EXPECT_EQ(attnsel_check_argv(c, not_a_launcher, 2), ATTNSEL_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(attnsel_check_text(c, nullptr, 3, nullptr), ATTNSEL_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(attnsel_check_text(c, nullptr, 0, nullptr), ATTNSEL_OK);  // empty text: nothing found
+  attnsel_diagnostic_kind kind{};
+  EXPECT_EQ(attnsel_check_finding(c, 0, &kind, nullptr, nullptr, nullptr), ATTNSEL_ERR_OUT_OF_RANGE);
+  EXPECT_EQ(attnsel_check_finding_where(c, 0, nullptr, nullptr, nullptr), ATTNSEL_ERR_OUT_OF_RANGE);
+  EXPECT_EQ(attnsel_check_ok(c, nullptr), ATTNSEL_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(attnsel_check_json(c, 2, nullptr), ATTNSEL_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(attnsel_check_new(matrix_, nullptr), ATTNSEL_ERR_INVALID_ARGUMENT);
+
+  // Null, wrong-kind and freed handles.
+  attnsel_check* none = nullptr;
+  size_t n = 0;
+  const char* s = nullptr;
+  int i = 0;
+  EXPECT_EQ(attnsel_check_new(nullptr, &none), ATTNSEL_ERR_INVALID_HANDLE);
+  EXPECT_EQ(none, nullptr);
+  EXPECT_EQ(attnsel_check_set_gpus(nullptr, "sm90"), ATTNSEL_ERR_INVALID_HANDLE);
+  EXPECT_EQ(attnsel_check_set_cuda(nullptr, "12.8"), ATTNSEL_ERR_INVALID_HANDLE);
+  EXPECT_EQ(attnsel_check_set_strict(nullptr, 1), ATTNSEL_ERR_INVALID_HANDLE);
+  EXPECT_EQ(attnsel_check_set_model_kind(nullptr, "mla"), ATTNSEL_ERR_INVALID_HANDLE);
+  EXPECT_EQ(attnsel_check_argv(nullptr, kLaunch, 7), ATTNSEL_ERR_INVALID_HANDLE);
+  EXPECT_EQ(attnsel_check_text(nullptr, "", 0, nullptr), ATTNSEL_ERR_INVALID_HANDLE);
+  EXPECT_EQ(attnsel_check_ok(nullptr, &i), ATTNSEL_ERR_INVALID_HANDLE);
+  EXPECT_EQ(attnsel_check_command_count(nullptr, &n), ATTNSEL_ERR_INVALID_HANDLE);
+  EXPECT_EQ(attnsel_check_finding_count(nullptr, &n), ATTNSEL_ERR_INVALID_HANDLE);
+  EXPECT_EQ(attnsel_check_finding(nullptr, 0, nullptr, &s, &s, &i), ATTNSEL_ERR_INVALID_HANDLE);
+  EXPECT_EQ(attnsel_check_finding_where(nullptr, 0, &s, &s, &s), ATTNSEL_ERR_INVALID_HANDLE);
+  EXPECT_EQ(attnsel_check_json(nullptr, 2, &s), ATTNSEL_ERR_INVALID_HANDLE);
+  EXPECT_STRNE(attnsel_check_last_error(nullptr), "");
+  EXPECT_EQ(attnsel_check_free(nullptr), ATTNSEL_OK);
+  attnsel_request* r = new_request();
+  EXPECT_EQ(attnsel_check_ok(reinterpret_cast<attnsel_check*>(r), &i), ATTNSEL_ERR_INVALID_HANDLE);
+  EXPECT_EQ(attnsel_check_free(reinterpret_cast<attnsel_check*>(r)), ATTNSEL_ERR_INVALID_HANDLE);
+  EXPECT_EQ(attnsel_request_free(reinterpret_cast<attnsel_request*>(c)), ATTNSEL_ERR_INVALID_HANDLE);
+
+  attnsel_check* freed = nullptr;
+  ASSERT_EQ(attnsel_check_new(matrix_, &freed), ATTNSEL_OK);
+  ASSERT_EQ(attnsel_check_free(freed), ATTNSEL_OK);
+  EXPECT_EQ(attnsel_check_set_gpus(freed, "sm90"), ATTNSEL_ERR_INVALID_HANDLE);
+  EXPECT_EQ(attnsel_check_free(freed), ATTNSEL_ERR_INVALID_HANDLE);
+
+  // A matrix that failed to load cannot check.
+  attnsel_matrix* bad = nullptr;
+  EXPECT_NE(attnsel_matrix_load_string("{", 1, nullptr, &bad), ATTNSEL_OK);
+  EXPECT_EQ(attnsel_check_new(bad, &none), ATTNSEL_ERR_INVALID_STATE);
+  attnsel_matrix_free(bad);
 }
 
 }  // namespace

@@ -80,6 +80,7 @@ typedef struct attnsel_matrix attnsel_matrix;   /* a loaded capability matrix an
 typedef struct attnsel_probe attnsel_probe;     /* the GPUs this process can see */
 typedef struct attnsel_request attnsel_request; /* what to plan for: device, model, launch options */
 typedef struct attnsel_result attnsel_result;   /* a selection: the plan, its flags and every reason */
+typedef struct attnsel_check attnsel_check;     /* launch commands judged for target GPUs, like `attnsel check` */
 
 /* A fixed description of a status ("invalid handle"); "unknown status" for other values. */
 ATTNSEL_API const char* attnsel_status_string(attnsel_status status);
@@ -94,6 +95,13 @@ ATTNSEL_API attnsel_status attnsel_matrix_load_file(const char* path, attnsel_ma
 /* `json` holds `size` bytes (no NUL needed); `origin` names it in messages (NULL: "string"). */
 ATTNSEL_API attnsel_status attnsel_matrix_load_string(const char* json, size_t size, const char* origin,
                                                       attnsel_matrix** out);
+/* The built-in matrix of an engine ("sglang", "vllm", "sglang-diffusion"; NULL: "sglang") for a
+ * release ("0.5.3"; NULL: the newest), like --engine and --engine-version. The release also picks
+ * the launch grammar that reads launch flags (attnsel_request_set_launch_flags) and checked
+ * commands. Unknown engines and releases: ATTNSEL_ERR_UNKNOWN_NAME; "0.5.x": _INVALID_ARGUMENT. */
+ATTNSEL_API attnsel_status attnsel_matrix_load_engine(const char* engine, const char* release, attnsel_matrix** out);
+/* The engine the matrix describes ("sglang"). */
+ATTNSEL_API attnsel_status attnsel_matrix_engine(const attnsel_matrix* matrix, const char** engine);
 ATTNSEL_API attnsel_status attnsel_matrix_version(const attnsel_matrix* matrix, const char** version);
 ATTNSEL_API attnsel_status attnsel_matrix_schema_version(const attnsel_matrix* matrix, int* schema_version);
 ATTNSEL_API const char* attnsel_matrix_last_error(const attnsel_matrix* matrix);
@@ -153,6 +161,16 @@ ATTNSEL_API attnsel_status attnsel_request_set_backend(attnsel_request* request,
 ATTNSEL_API attnsel_status attnsel_request_set_flag(attnsel_request* request, attnsel_flag flag, int enabled);
 /* --prefer: sglang-default, prefix-reuse, throughput. */
 ATTNSEL_API attnsel_status attnsel_request_set_prefer(attnsel_request* request, const char* preference);
+/* The engine's own launch flags, `argc` argv items ({"--attention-backend", "fa3", "--page-size",
+ * "64", "--tp", "8"}), read with the matrix's engine's launch grammar (of the matrix's release) as
+ * `attnsel select` reads them: argparse's prefixes, --flag=value, types and choices. Flags the
+ * grammar refuses (an unknown flag, a bad choice, an ambiguous prefix) give
+ * ATTNSEL_ERR_INVALID_ARGUMENT with the engine's own words. They are read again at attnsel_select,
+ * with the request's model (or, without one, the flags' own --model-path); a value a setter set
+ * (backend, KV dtype, page size, speculative decoding, the deterministic and radix cache flags)
+ * wins over the flags'. argc 0 clears them. Files they name (--config) are not read. */
+ATTNSEL_API attnsel_status attnsel_request_set_launch_flags(attnsel_request* request, const char* const* argv,
+                                                            size_t argc);
 ATTNSEL_API const char* attnsel_request_last_error(const attnsel_request* request);
 ATTNSEL_API attnsel_status attnsel_request_free(attnsel_request* request);
 
@@ -186,6 +204,48 @@ ATTNSEL_API attnsel_status attnsel_result_json(attnsel_result* result, int inden
 ATTNSEL_API attnsel_status attnsel_result_text(attnsel_result* result, const char** text);
 ATTNSEL_API const char* attnsel_result_last_error(const attnsel_result* result);
 ATTNSEL_API attnsel_status attnsel_result_free(attnsel_result* result);
+
+/* ---- check: engine launch commands judged for target GPUs, like `attnsel check` ----
+ * A check handle holds the options (set them first) and gathers the results of every input given
+ * to it. A failing call leaves its message in the check handle (attnsel_check_last_error) and adds
+ * nothing. Finding no launch command in a text is not a failure. */
+ATTNSEL_API attnsel_status attnsel_check_new(const attnsel_matrix* matrix, attnsel_check** out);
+/* Target GPUs as --gpu takes them: "sm90,H100", "npu". NULL: the GPUs each text names (Kubernetes
+ * node selectors, instance types ...); an argv names none. */
+ATTNSEL_API attnsel_status attnsel_check_set_gpus(attnsel_check* check, const char* gpus);
+/* --cuda of the NVIDIA targets: "12.8"; NULL: the catalog's assumption. */
+ATTNSEL_API attnsel_status attnsel_check_set_cuda(attnsel_check* check, const char* version);
+/* --strict: warnings fail the check, documented caveats are errors. */
+ATTNSEL_API attnsel_status attnsel_check_set_strict(attnsel_check* check, int strict);
+/* --model-kind: mha, mla, gdn or dsa for a model attnsel cannot resolve; NULL: what the backends imply. */
+ATTNSEL_API attnsel_status attnsel_check_set_model_kind(attnsel_check* check, const char* kind);
+/* A launch command, `argc` argv items: the launcher and its arguments ("python3", "-m",
+ * "sglang.launch_server", ...), bare flags, or the whole command as one string. */
+ATTNSEL_API attnsel_status attnsel_check_argv(attnsel_check* check, const char* const* argv, size_t argc);
+/* A file's text (`size` bytes, no NUL needed): a shell script, Dockerfile, compose or Kubernetes
+ * YAML, Markdown, Python ..., its format from `file_name` (NULL: a shell script). Files the
+ * commands name (--config) are read only inside file_name's directory. Unless the matrix came
+ * from a file, the release the text names (an image tag, a pinned pip install) picks the matrix. */
+ATTNSEL_API attnsel_status attnsel_check_text(attnsel_check* check, const char* text, size_t size,
+                                              const char* file_name);
+/* 1 when no checked command fails: no error (with strict: no warning, no unreadable block either). */
+ATTNSEL_API attnsel_status attnsel_check_ok(attnsel_check* check, int* ok);
+/* The commands judged, once per target GPU. */
+ATTNSEL_API attnsel_status attnsel_check_command_count(attnsel_check* check, size_t* count);
+ATTNSEL_API attnsel_status attnsel_check_finding_count(attnsel_check* check, size_t* count);
+/* Finding `index`: its kind (error, warning or note), rule id ("args.choice",
+ * "cell.compute-capability"), message and the line of the offending flag (else the command's;
+ * 0 for an argv). Any out-pointer may be NULL. */
+ATTNSEL_API attnsel_status attnsel_check_finding(attnsel_check* check, size_t index, attnsel_diagnostic_kind* kind,
+                                                 const char** rule, const char** message, int* line);
+/* Where it is: the file ("" for an argv), the target GPU as given ("sm90"; "" for what concerns
+ * the input as a whole) and the flag as written ("--attention-backend"; "" when none). */
+ATTNSEL_API attnsel_status attnsel_check_finding_where(attnsel_check* check, size_t index, const char** file,
+                                                       const char** gpu, const char** flag);
+/* Every input's results as `attnsel check --format json` prints them; indent as attnsel_result_json. */
+ATTNSEL_API attnsel_status attnsel_check_json(attnsel_check* check, int indent, const char** json);
+ATTNSEL_API const char* attnsel_check_last_error(const attnsel_check* check);
+ATTNSEL_API attnsel_status attnsel_check_free(attnsel_check* check);
 
 #ifdef __cplusplus
 }  /* extern "C" */

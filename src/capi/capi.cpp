@@ -18,10 +18,12 @@
 #include <vector>
 
 #include "attnsel/catalog.hpp"
+#include "attnsel/check_input.hpp"
 #include "attnsel/matrix.hpp"
 #include "attnsel/probe.hpp"
 #include "attnsel/render.hpp"
 #include "attnsel/render_probe.hpp"
+#include "attnsel/select_options.hpp"
 #include "attnsel/selection.hpp"
 #include "attnsel/version.hpp"
 #include "core/json_text.hpp"
@@ -32,7 +34,9 @@ using namespace attnsel;
 namespace {
 
 // The kinds of handle, stored in the table so that a handle passed as another kind is refused.
-enum class HandleKind : unsigned { matrix = 0x4d545258u, probe = 0x50524f42u, request = 0x52455155u, result = 0x52534c54u };
+enum class HandleKind : unsigned {
+  matrix = 0x4d545258u, probe = 0x50524f42u, request = 0x52455155u, result = 0x52534c54u, check = 0x43484543u
+};
 
 }  // namespace
 
@@ -40,6 +44,8 @@ struct attnsel_matrix {
   static constexpr HandleKind kind = HandleKind::matrix;
   std::shared_ptr<const Matrix> matrix;  // null when loading failed
   std::shared_ptr<const Catalog> catalog;
+  std::optional<std::string> release;  // attnsel_matrix_load_engine's: picks the launch grammar
+  bool from_file = false;              // loaded from a file or a string: a text's release hint does not apply
   std::string last_error;
 };
 
@@ -59,6 +65,9 @@ struct attnsel_request {
   std::optional<std::string> gpu, cuda;
   std::optional<Platform> platform;
   std::optional<DeviceInfo> probed;
+  std::optional<std::string> model;  // as given to set_model: launch flags are read with it
+  std::optional<std::string> release;  // the matrix's, for the launch grammar
+  std::vector<std::string> launch_flags;
   bool has_model = false;
   bool sliding_window = false, multimodal = false, attention_sinks = false;
   std::string last_error;
@@ -71,6 +80,19 @@ struct attnsel_result {
   std::vector<Diagnostic> diagnostics[3];  // by attnsel_diagnostic_kind
   std::map<int, std::string> json;
   std::optional<std::string> text;
+  std::string last_error;
+};
+
+struct attnsel_check {
+  static constexpr HandleKind kind = HandleKind::check;
+  std::shared_ptr<const Matrix> matrix;
+  std::shared_ptr<const Catalog> catalog;
+  std::optional<std::string> release;
+  bool from_file = false;
+  CheckRun run;
+  std::vector<CheckReport> reports;  // one per input, in the order given
+  std::vector<ReportFinding> findings;
+  std::map<std::pair<int, std::size_t>, std::string> json;  // by indent and inputs seen; never erased
   std::string last_error;
 };
 
@@ -243,7 +265,7 @@ std::string_view status_text(attnsel_status s) {
 
 // Like sqlite3_open: the handle exists, and is in *out, even when loading fails.
 template <class Load>
-attnsel_status load_into(attnsel_matrix** out, Load&& load) noexcept {
+attnsel_status load_into(attnsel_matrix** out, Load&& load, const char* release = nullptr, bool from_file = false) noexcept {
   if (out == nullptr) return ATTNSEL_ERR_INVALID_ARGUMENT;
   *out = nullptr;
   attnsel_matrix* h = nullptr;
@@ -260,6 +282,8 @@ attnsel_status load_into(attnsel_matrix** out, Load&& load) noexcept {
     if (!catalog) return fail(h, ATTNSEL_ERR_INTERNAL, "the built-in catalog is invalid: " + catalog.error().describe());
     h->matrix = std::move(*loaded);
     h->catalog = std::move(*catalog);
+    if (release != nullptr) h->release = release;
+    h->from_file = from_file;
     return ATTNSEL_OK;
   });
 }
@@ -344,6 +368,37 @@ Result<DeviceInfo> device_of(const attnsel_request& r) {
   return resolve_device(*r.catalog, DeviceSpec{r.gpu, r.platform, r.cuda, "--gpu"});
 }
 
+// The launch flags read as `attnsel select` reads them, with the request's model; what a setter
+// set wins over the flags.
+Result<Request> request_from_launch_flags(const attnsel_request& h) {
+  SelectOptions o;
+  o.model = h.model;
+  o.engine_flags = h.launch_flags;
+  o.release = h.release;
+  o.strict = h.request.strict;
+  o.prefer = h.request.prefer;
+  auto prepared = prepare_select(h.matrix, *h.catalog, o);
+  if (!prepared) return prepared.error();
+  if (const CheckDiagnostic* first = prepared->first_error())
+    return Error{ErrorCode::invalid_argument, prepared->error_text(), first->flag, {}, {}};
+  Request r = std::move(prepared->request);
+  const Request& set = h.request;
+  for (const char* slot : {"attention", "linear", "sparse"}) {
+    const BackendChoice* given = set.choice_for(slot);
+    auto* target = const_cast<BackendChoice*>(r.choice_for(slot));  // r is ours to change
+    if (given->all) target->all = given->all;
+    if (given->prefill) target->prefill = given->prefill;
+    if (given->decode) target->decode = given->decode;
+  }
+  if (set.kv_cache_dtype != KvCacheDtype::auto_) r.kv_cache_dtype = set.kv_cache_dtype;
+  if (set.page_size) r.page_size = set.page_size;
+  if (set.speculative_topk != 0) r.speculative_topk = set.speculative_topk;
+  if (set.speculative_attention_mode != Phase::prefill) r.speculative_attention_mode = set.speculative_attention_mode;
+  r.deterministic = r.deterministic || set.deterministic;
+  r.disable_radix_cache = r.disable_radix_cache || set.disable_radix_cache;
+  return r;
+}
+
 // ---- result ----
 
 const std::vector<Diagnostic>* diagnostics(attnsel_result* r, attnsel_diagnostic_kind kind) {
@@ -370,7 +425,7 @@ attnsel_status attnsel_matrix_load_file(const char* path, attnsel_matrix** out) 
   return load_into(out, [&]() -> Result<std::shared_ptr<const Matrix>> {
     if (path == nullptr) return Error{ErrorCode::invalid_argument, "no path (NULL)", "path", {}, {}};
     return load_matrix_file(path);
-  });
+  }, nullptr, true);
 }
 
 attnsel_status attnsel_matrix_load_string(const char* json, size_t size, const char* origin, attnsel_matrix** out) {
@@ -379,7 +434,29 @@ attnsel_status attnsel_matrix_load_string(const char* json, size_t size, const c
     if (origin != nullptr && !valid_utf8(origin)) return Error{ErrorCode::invalid_argument, "not valid UTF-8", "origin", {}, {}};
     const std::string_view text = json == nullptr ? std::string_view() : std::string_view(json, size);
     return load_matrix(text, origin != nullptr ? origin : "string");
-  });
+  }, nullptr, true);
+}
+
+attnsel_status attnsel_matrix_load_engine(const char* engine, const char* release, attnsel_matrix** out) {
+  return load_into(out, [&]() -> Result<std::shared_ptr<const Matrix>> {
+    if (engine != nullptr && !valid_utf8(engine)) return Error{ErrorCode::invalid_argument, "not valid UTF-8", "engine", {}, {}};
+    if (release != nullptr && !valid_utf8(release)) return Error{ErrorCode::invalid_argument, "not valid UTF-8", "release", {}, {}};
+    std::optional<ReleaseVersion> version;
+    if (release != nullptr) {
+      version = parse_release(release);
+      if (!version)
+        return Error{ErrorCode::invalid_argument, "expected a release like 0.5.3, got '" + std::string(release) + "'",
+                     "--engine-version", {}, {}};
+    }
+    return builtin_matrix(engine != nullptr ? engine : "sglang", version);
+  }, release);
+}
+
+attnsel_status attnsel_matrix_engine(const attnsel_matrix* matrix, const char** engine) {
+  if (attnsel_status s = loaded_matrix(matrix)) return s;
+  if (engine == nullptr) return ATTNSEL_ERR_INVALID_ARGUMENT;
+  *engine = matrix->matrix->info().engine.c_str();
+  return ATTNSEL_OK;
 }
 
 attnsel_status attnsel_matrix_version(const attnsel_matrix* matrix, const char** version) {
@@ -515,6 +592,7 @@ attnsel_status attnsel_request_new(const attnsel_matrix* matrix, attnsel_request
     attnsel_request* h = create<attnsel_request>();
     h->matrix = matrix->matrix;
     h->catalog = matrix->catalog;
+    h->release = matrix->release;
     *out = h;
     return ATTNSEL_OK;
   });
@@ -591,6 +669,7 @@ attnsel_status attnsel_request_set_model(attnsel_request* request, const char* m
     if (auto bad = check_text(request, model, "model")) return *bad;
     if (model == nullptr) {
       request->request.model = ModelTraits{};
+      request->model.reset();
       request->has_model = false;
       return ATTNSEL_OK;
     }
@@ -601,6 +680,7 @@ attnsel_status attnsel_request_set_model(attnsel_request* request, const char* m
       return fail(request, e);
     }
     request->request.model = std::move(*traits);
+    request->model = model;
     request->has_model = true;
     return ATTNSEL_OK;
   });
@@ -716,6 +796,43 @@ attnsel_status attnsel_request_set_prefer(attnsel_request* request, const char* 
   });
 }
 
+attnsel_status attnsel_request_set_launch_flags(attnsel_request* request, const char* const* argv, size_t argc) {
+  if (!live(request)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(request, [&] {
+    if (argv == nullptr && argc != 0) return fail(request, ATTNSEL_ERR_INVALID_ARGUMENT, "argv: NULL but argc is not 0");
+    std::vector<std::string> flags;
+    for (size_t i = 0; i < argc; ++i) {
+      if (argv[i] == nullptr)
+        return fail(request, ATTNSEL_ERR_INVALID_ARGUMENT, "argv[" + std::to_string(i) + "]: NULL");
+      if (auto bad = check_text(request, argv[i], "argv[" + std::to_string(i) + "]")) return *bad;
+      flags.emplace_back(argv[i]);
+    }
+    // Read now for what the grammar alone refuses; read again at select, with the model.
+    auto profile = builtin_profile(request->matrix->info().engine);
+    if (!profile && !flags.empty()) return fail(request, profile.error());
+    const Grammar* grammar = profile ? (*profile)->grammar("", request->release.value_or("")) : nullptr;
+    if (!flags.empty() && grammar == nullptr)
+      return fail(request, ATTNSEL_ERR_INVALID_STATE, "the " + (*profile)->engine + " profile has no launch grammar");
+    if (grammar != nullptr) {
+      LaunchCommand command;
+      command.launcher = "flags";
+      command.args = flags;
+      command.arg_lines.assign(flags.size(), 0);
+      ParseOptions options;
+      options.engine_title = (*profile)->title;
+      std::string errors;
+      for (const ArgFinding& f : parse_launch_args(command, *grammar, options).findings) {
+        if (f.severity != Severity::error) continue;
+        errors += (errors.empty() ? "" : "\n") + f.message;
+        if (!f.suggestion.empty()) errors += " (did you mean " + f.suggestion + "?)";
+      }
+      if (!errors.empty()) return fail(request, ATTNSEL_ERR_INVALID_ARGUMENT, errors);
+    }
+    request->launch_flags = std::move(flags);
+    return ATTNSEL_OK;
+  });
+}
+
 const char* attnsel_request_last_error(const attnsel_request* request) {
   return live(request) ? request->last_error.c_str() : status_text(ATTNSEL_ERR_INVALID_HANDLE).data();
 }
@@ -729,9 +846,19 @@ attnsel_status attnsel_select(attnsel_request* request, attnsel_result** out) {
   if (out == nullptr) return fail(request, ATTNSEL_ERR_INVALID_ARGUMENT, "out: NULL");
   *out = nullptr;
   return guarded(request, [&] {
-    if (!request->has_model)
+    if (!request->has_model && request->launch_flags.empty())
       return fail(request, ATTNSEL_ERR_INVALID_STATE, "no model: call attnsel_request_set_model first");
     Request r = request->request;
+    if (!request->launch_flags.empty()) {
+      auto from_flags = request_from_launch_flags(*request);
+      const bool no_model = !from_flags && from_flags.error().where == "--model" &&
+                            from_flags.error().code == ErrorCode::invalid_argument;
+      if (no_model)
+        return fail(request, ATTNSEL_ERR_INVALID_STATE,
+                    "no model: call attnsel_request_set_model, or give the engine's model flag among the launch flags");
+      if (!from_flags) return fail(request, from_flags.error());
+      r = std::move(*from_flags);
+    }
     auto device = device_of(*request);
     if (!device) return fail(request, device.error());
     r.device = std::move(*device);
@@ -864,5 +991,201 @@ const char* attnsel_result_last_error(const attnsel_result* result) {
 }
 
 attnsel_status attnsel_result_free(attnsel_result* result) { return destroy(result); }
+
+// ---- check ----
+
+attnsel_status attnsel_check_new(const attnsel_matrix* matrix, attnsel_check** out) {
+  if (out == nullptr) return ATTNSEL_ERR_INVALID_ARGUMENT;
+  *out = nullptr;
+  if (attnsel_status s = loaded_matrix(matrix)) return s;
+  return guarded(*out, [&] {
+    attnsel_check* h = create<attnsel_check>();
+    h->matrix = matrix->matrix;
+    h->catalog = matrix->catalog;
+    h->run.release = matrix->release;
+    h->run.release_from_input = !matrix->from_file;
+    h->run.options.release = matrix->release;
+    // `sglang generate` and `--model-type diffusion` commands are judged with the diffusion profile.
+    if (auto diffusion = builtin_matrix("sglang-diffusion", std::nullopt)) h->run.options.diffusion_matrix = *diffusion;
+    *out = h;
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_check_set_gpus(attnsel_check* check, const char* gpus) {
+  if (!live(check)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(check, [&] {
+    if (auto bad = check_text(check, gpus, "gpus")) return *bad;
+    if (gpus == nullptr) {
+      check->run.gpus.reset();
+      return ATTNSEL_OK;
+    }
+    auto targets = resolve_check_targets(*check->catalog, gpus, check->run.cuda);  // refused now, not per input
+    if (!targets) return fail(check, targets.error());
+    check->run.gpus = gpus;
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_check_set_cuda(attnsel_check* check, const char* version) {
+  if (!live(check)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(check, [&] {
+    if (auto bad = check_text(check, version, "cuda")) return *bad;
+    if (version == nullptr) {
+      check->run.cuda.reset();
+      return ATTNSEL_OK;
+    }
+    if (!parse_version(version))
+      return fail(check, ATTNSEL_ERR_INVALID_ARGUMENT,
+                  "--cuda: expected a CUDA version like 12.8, got '" + std::string(version) + "'");
+    check->run.cuda = version;
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_check_set_strict(attnsel_check* check, int strict) {
+  if (!live(check)) return ATTNSEL_ERR_INVALID_HANDLE;
+  check->run.options.strict = strict != 0;
+  return ATTNSEL_OK;
+}
+
+attnsel_status attnsel_check_set_model_kind(attnsel_check* check, const char* kind) {
+  if (!live(check)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(check, [&] {
+    if (auto bad = check_text(check, kind, "model_kind")) return *bad;
+    if (kind == nullptr) {
+      check->run.options.model_kind.reset();
+      return ATTNSEL_OK;
+    }
+    auto k = parse_kind(kind);
+    if (!k) return fail(check, unknown("model kind", kind, split_names(kind_names()), "--model-kind"));
+    check->run.options.model_kind = k;
+    return ATTNSEL_OK;
+  });
+}
+
+namespace {
+
+attnsel_status run_check(attnsel_check* check, const CheckInput& input, const CheckRun& run) {
+  auto report = check_input(check->matrix, *check->catalog, input, run);
+  if (!report) return fail(check, report.error());
+  std::vector<ReportFinding> found = report_findings(*report);
+  check->reports.push_back(std::move(*report));
+  check->findings.insert(check->findings.end(), std::make_move_iterator(found.begin()),
+                         std::make_move_iterator(found.end()));
+  return ATTNSEL_OK;
+}
+
+}  // namespace
+
+attnsel_status attnsel_check_argv(attnsel_check* check, const char* const* argv, size_t argc) {
+  if (!live(check)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(check, [&] {
+    if (argv == nullptr || argc == 0)
+      return fail(check, ATTNSEL_ERR_INVALID_ARGUMENT, "argv: no launch command (NULL or argc 0)");
+    CheckInput input;
+    input.argv.emplace();
+    for (size_t i = 0; i < argc; ++i) {
+      if (argv[i] == nullptr) return fail(check, ATTNSEL_ERR_INVALID_ARGUMENT, "argv[" + std::to_string(i) + "]: NULL");
+      if (auto bad = check_text(check, argv[i], "argv[" + std::to_string(i) + "]")) return *bad;
+      input.argv->emplace_back(argv[i]);
+    }
+    CheckRun run = check->run;
+    run.options.read_config = config_reader_within({});  // the current directory, as `attnsel check --` does
+    return run_check(check, input, run);
+  });
+}
+
+attnsel_status attnsel_check_text(attnsel_check* check, const char* text, size_t size, const char* file_name) {
+  if (!live(check)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(check, [&] {
+    if (text == nullptr && size != 0) return fail(check, ATTNSEL_ERR_INVALID_ARGUMENT, "text: NULL but a size");
+    if (auto bad = check_text(check, file_name, "file_name")) return *bad;
+    CheckInput input;
+    input.text.assign(text == nullptr ? "" : text, size);
+    if (file_name != nullptr) input.file_name = file_name;
+    CheckRun run = check->run;
+    run.options.read_config = config_reader_within(file_name != nullptr ? std::vector<std::string>{file_name}
+                                                                        : std::vector<std::string>{});
+    return run_check(check, input, run);
+  });
+}
+
+attnsel_status attnsel_check_ok(attnsel_check* check, int* ok) {
+  if (!live(check)) return ATTNSEL_ERR_INVALID_HANDLE;
+  if (ok == nullptr) return fail(check, ATTNSEL_ERR_INVALID_ARGUMENT, "ok: NULL");
+  bool fails = false;
+  for (const CheckReport& r : check->reports) fails = fails || r.fails(check->run.options.strict);
+  *ok = fails ? 0 : 1;
+  return ATTNSEL_OK;
+}
+
+attnsel_status attnsel_check_command_count(attnsel_check* check, size_t* count) {
+  if (!live(check)) return ATTNSEL_ERR_INVALID_HANDLE;
+  if (count == nullptr) return fail(check, ATTNSEL_ERR_INVALID_ARGUMENT, "count: NULL");
+  size_t n = 0;
+  for (const CheckReport& r : check->reports) n += r.checks.size();
+  *count = n;
+  return ATTNSEL_OK;
+}
+
+attnsel_status attnsel_check_finding_count(attnsel_check* check, size_t* count) {
+  if (!live(check)) return ATTNSEL_ERR_INVALID_HANDLE;
+  if (count == nullptr) return fail(check, ATTNSEL_ERR_INVALID_ARGUMENT, "count: NULL");
+  *count = check->findings.size();
+  return ATTNSEL_OK;
+}
+
+attnsel_status attnsel_check_finding(attnsel_check* check, size_t index, attnsel_diagnostic_kind* kind,
+                                     const char** rule, const char** message, int* line) {
+  if (!live(check)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(check, [&] {
+    if (index >= check->findings.size())
+      return fail(check, ATTNSEL_ERR_OUT_OF_RANGE, "finding " + std::to_string(index) + ": there are " +
+                                                       std::to_string(check->findings.size()));
+    const CheckDiagnostic& f = check->findings[index].finding;
+    if (kind != nullptr)
+      *kind = f.diagnostic.severity == Severity::error     ? ATTNSEL_DIAGNOSTIC_ERROR
+              : f.diagnostic.severity == Severity::warning ? ATTNSEL_DIAGNOSTIC_WARNING
+                                                           : ATTNSEL_DIAGNOSTIC_NOTE;
+    if (rule != nullptr) *rule = f.diagnostic.rule.c_str();
+    if (message != nullptr) *message = f.diagnostic.message.c_str();
+    if (line != nullptr) *line = f.line;
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_check_finding_where(attnsel_check* check, size_t index, const char** file, const char** gpu,
+                                           const char** flag) {
+  if (!live(check)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(check, [&] {
+    if (index >= check->findings.size())
+      return fail(check, ATTNSEL_ERR_OUT_OF_RANGE, "finding " + std::to_string(index) + ": there are " +
+                                                       std::to_string(check->findings.size()));
+    const ReportFinding& f = check->findings[index];
+    if (file != nullptr) *file = f.file.c_str();
+    if (gpu != nullptr) *gpu = f.gpu.c_str();
+    if (flag != nullptr) *flag = f.finding.flag.c_str();
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_check_json(attnsel_check* check, int indent, const char** json) {
+  if (!live(check)) return ATTNSEL_ERR_INVALID_HANDLE;
+  if (json == nullptr) return fail(check, ATTNSEL_ERR_INVALID_ARGUMENT, "json: NULL");
+  return guarded(check, [&] {
+    const std::pair<int, std::size_t> key{detail::clamp_indent(indent), check->reports.size()};
+    auto it = check->json.find(key);
+    if (it == check->json.end()) it = check->json.emplace(key, render_check_json(check->reports, key.first)).first;
+    *json = it->second.c_str();
+    return ATTNSEL_OK;
+  });
+}
+
+const char* attnsel_check_last_error(const attnsel_check* check) {
+  return live(check) ? check->last_error.c_str() : status_text(ATTNSEL_ERR_INVALID_HANDLE).data();
+}
+
+attnsel_status attnsel_check_free(attnsel_check* check) { return destroy(check); }
 
 }  // extern "C"

@@ -1,0 +1,246 @@
+// attnsel check for one input: read, decide the GPUs and release, judge every command.
+#include "attnsel/check_input.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "attnsel/input.hpp"
+
+namespace attnsel {
+
+bool CheckReport::fails(bool strict) const {
+  if (std::any_of(checks.begin(), checks.end(), [&](const CommandCheck& c) { return c.fails(strict); })) return true;
+  if (!strict) return false;
+  return !skipped.empty() ||
+         std::any_of(remarks.begin(), remarks.end(), [](const Diagnostic& d) { return d.severity != Severity::info; });
+}
+
+namespace {
+
+Diagnostic remark(Severity severity, std::string rule, std::string message, std::string source) {
+  Diagnostic d;
+  d.rule = std::move(rule);
+  d.severity = severity;
+  d.message = std::move(message);
+  d.source = std::move(source);
+  return d;
+}
+
+std::string hint_where(const std::string& file, const ContextHint& h) {
+  return fmt::format("{}:{} ({}: {})", file, h.line, h.source, h.text);
+}
+
+// The newest release a built-in generation of `engine` is known to cover ("v0.5.3 to v0.5.9"),
+// else its `since`.
+std::optional<ReleaseVersion> newest_known_release(const std::string& engine) {
+  auto gens = builtin_generations();
+  if (!gens) return std::nullopt;
+  std::optional<ReleaseVersion> newest;
+  for (const MatrixGeneration& g : *gens) {
+    if (g.engine != engine) continue;
+    std::optional<ReleaseVersion> top = g.since;
+    const std::size_t to = g.label.rfind(" to v");
+    if (to != std::string::npos)
+      if (auto upper = parse_release(g.label.substr(to + 5))) top = *upper;
+    if (!newest || *newest < *top) newest = top;
+  }
+  return newest;
+}
+
+}  // namespace
+
+Result<CheckReport> check_input(const std::shared_ptr<const Matrix>& matrix, const Catalog& catalog,
+                                const CheckInput& input, const CheckRun& run) {
+  CheckReport report;
+  std::vector<LaunchCommand> commands;
+  if (input.argv) {
+    auto cmd = launch_command_from_argv(*input.argv);
+    if (!cmd) {
+      Error e = cmd.error();
+      e.message += "; the argv must be a launch command of an engine attnsel knows, or its flags";
+      return e;
+    }
+    commands.push_back(std::move(*cmd));
+  } else {
+    report.file = input.file_name.empty() ? "<string>" : input.file_name;
+    LaunchScan scan = scan_launch_input(input.text, report.file,
+                                        input.file_name.empty() ? InputFormat::shell : InputFormat::detect);
+    if (scan.fatal) return *scan.fatal;
+    commands = std::move(scan.commands);
+    report.skipped = std::move(scan.skipped);
+    report.context = std::move(scan.context);
+  }
+
+  // The GPUs: given, else the ones the text names.
+  std::string gpus = run.gpus.value_or("");
+  if (!run.gpus) {
+    for (const ContextHint& h : report.context.gpus) {
+      if (("," + gpus + ",").find("," + h.value + ",") != std::string::npos) continue;
+      gpus += (gpus.empty() ? "" : ",") + h.value;
+      report.remarks.push_back(remark(Severity::info, "check.gpu-from-file",
+                                      fmt::format("GPU {} from {}", h.value, hint_where(report.file, h)), h.source));
+    }
+  }
+  if (gpus.empty() && !commands.empty())
+    return Error{ErrorCode::invalid_argument,
+                 input.argv ? "the target GPUs are needed to check a command: sm90, or a list: sm90,sm100 (npu, xpu, "
+                              "cpu for other platforms)"
+                            : "the text names no GPU (no node selector, instance type, dstack gpu or SkyPilot "
+                              "accelerators): give the target GPUs, sm90 or a list: sm90,sm100",
+                 "--gpu", {}, {}};
+  std::vector<CheckTarget> targets;
+  if (!gpus.empty()) {
+    auto t = resolve_check_targets(catalog, gpus, run.cuda);
+    if (!t) return t.error();
+    targets = std::move(*t);
+  }
+
+  // The release: given, else the one the text names (an image tag, a pinned install).
+  std::shared_ptr<const Matrix> judged = matrix;
+  const std::string engine = matrix->info().engine;
+  std::optional<ReleaseVersion> release;
+  const ContextHint* from = nullptr;
+  if (run.release) {
+    release = parse_release(*run.release);
+    if (!release)
+      return Error{ErrorCode::invalid_argument, fmt::format("expected a release like 0.5.3, got '{}'", *run.release),
+                   "--engine-version", {}, {}};
+  } else if (run.release_from_input) {
+    for (const ContextHint& h : report.context.releases) {
+      if (h.engine != engine) continue;
+      if (auto parsed = parse_release(h.value)) {
+        release = parsed;
+        from = &h;
+        break;
+      }
+    }
+  }
+  CheckOptions options = run.options;
+  if (release) {
+    const std::string key = to_string(*release);
+    auto m = builtin_matrix(engine, *release);
+    if (!m && !from) return m.error();
+    if (!m) {
+      report.remarks.push_back(remark(Severity::warning, "check.release-unknown",
+                                      fmt::format("{}: {}; checked against the newest matrix",
+                                                  hint_where(report.file, *from), m.error().message),
+                                      from->source));
+    } else {
+      judged = *m;
+      report.release = key;
+      options.release = key;
+      if (auto newest = newest_known_release(engine); newest && *newest < *release)
+        report.remarks.push_back(remark(
+            Severity::warning, "check.release-newer",
+            fmt::format("release {}{} is newer than any matrix attnsel knows (newest: {}); checked against the newest",
+                        key, from ? " from " + hint_where(report.file, *from) : std::string(" (--engine-version)"),
+                        to_string(*newest)),
+            from ? from->source : std::string("--engine-version")));
+      else if (from)
+        report.remarks.push_back(remark(Severity::info, "check.release-from-file",
+                                        fmt::format("release {} from {}", key, hint_where(report.file, *from)),
+                                        from->source));
+    }
+  }
+
+  for (const LaunchCommand& cmd : commands) {
+    std::vector<CommandCheck> results = check_command(judged, catalog, cmd, targets, options);
+    for (CommandCheck& c : results) report.checks.push_back(std::move(c));
+  }
+  return report;
+}
+
+std::vector<ReportFinding> report_findings(const CheckReport& report) {
+  std::vector<ReportFinding> out;
+  for (const Diagnostic& d : report.remarks) {
+    ReportFinding f;
+    f.finding.diagnostic = d;
+    f.file = report.file;
+    out.push_back(std::move(f));
+  }
+  for (std::size_t i = 0; i < report.checks.size(); ++i) {
+    const CommandCheck& c = report.checks[i];
+    for (const CheckDiagnostic* d : c.all()) {
+      ReportFinding f;
+      f.finding = *d;
+      f.file = c.command.file;
+      f.gpu = c.target.label;
+      f.check = i;
+      out.push_back(std::move(f));
+    }
+  }
+  for (const Error& e : report.skipped) {
+    ReportFinding f;
+    f.finding.diagnostic = remark(Severity::warning, "check.skipped",
+                                  e.message + " (this block was not checked; the rest of the file was)", "");
+    // where is "file:line:col" (or "file:line"); the file name itself may hold colons.
+    std::string_view where = e.where;
+    std::vector<int> numbers;  // from the right: column, line
+    while (numbers.size() < 2) {
+      const std::size_t colon = where.rfind(':');
+      if (colon == std::string_view::npos) break;
+      const std::string_view digits = where.substr(colon + 1);
+      if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string_view::npos) break;
+      numbers.push_back(std::stoi(std::string(digits)));
+      where = where.substr(0, colon);
+    }
+    if (numbers.size() == 2) std::swap(numbers[0], numbers[1]);
+    f.file = numbers.empty() ? report.file : std::string(where);
+    f.finding.line = numbers.empty() ? 0 : numbers[0];
+    f.column = numbers.size() == 2 ? numbers[1] : 0;
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+std::string render_check_json(const std::vector<CheckReport>& reports, int indent) {
+  std::vector<CommandCheck> checks;
+  std::vector<Error> skipped;
+  std::vector<std::pair<std::string, FileContext>> contexts;
+  for (const CheckReport& r : reports) {
+    checks.insert(checks.end(), r.checks.begin(), r.checks.end());
+    skipped.insert(skipped.end(), r.skipped.begin(), r.skipped.end());
+    if (!r.file.empty() && !r.context.empty()) contexts.emplace_back(r.file, r.context);
+  }
+  return render_check_json(checks, skipped, contexts, indent);
+}
+
+ConfigFileReader config_reader_within(const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> roots;
+  std::error_code ec;
+  for (const std::string& in : inputs) {
+    fs::path root = in == "-" ? fs::current_path(ec) : fs::path(in);
+    if (in != "-" && !fs::is_directory(root, ec)) root = root.parent_path();
+    if (root.empty()) root = fs::current_path(ec);
+    roots.push_back(fs::weakly_canonical(root, ec));
+  }
+  if (inputs.empty()) roots.push_back(fs::current_path(ec));
+  return [roots](const std::string& path, const LaunchCommand& cmd) -> Result<std::string> {
+    std::error_code err;
+    fs::path p(path);
+    if (p.is_relative()) {
+      const fs::path base =
+          cmd.file.empty() || !fs::exists(cmd.file, err) ? fs::current_path(err) : fs::path(cmd.file).parent_path();
+      p = base / p;
+    }
+    const fs::path canonical = fs::weakly_canonical(p, err);
+    const bool inside = std::any_of(roots.begin(), roots.end(), [&](const fs::path& root) {
+      const fs::path rel = canonical.lexically_relative(root);
+      return !rel.empty() && *rel.begin() != "..";
+    });
+    if (!inside)
+      return Error{ErrorCode::invalid_argument,
+                   fmt::format("{} is outside the checked files' directories; attnsel reads only files inside them", path),
+                   path, {}, {}};
+    return read_input_file(canonical.string());
+  };
+}
+
+}  // namespace attnsel
