@@ -309,7 +309,7 @@ def select(gpu: Optional[str] = None, model: Optional[str] = None, cuda: Optiona
         installed = _installed(engine, engine_version)
     raw = _answer(_attnsel.select(gpu, model, cuda, engine, engine_version, platform, bool(sliding_window),
                                   bool(multimodal), bool(attention_sinks), dtype, bool(strict),
-                                  prefer or "sglang-default", args,
+                                  prefer or "engine-default", args,
                                   None if installed is None else list(installed), int(device)))
     return Selection(raw)
 

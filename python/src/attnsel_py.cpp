@@ -99,14 +99,14 @@ Result<std::shared_ptr<const Matrix>> engine_matrix(const std::string& engine, c
   return m;
 }
 
-// The select document as `attnsel --json` prints it for one device.
-std::string select_document(const Selection& s) { return render_json(s); }
+// The select document as `attnsel --json` prints it for one device (docs/schema/select.schema.json).
+std::string select_document(const Selection& s) { return render_select_json({s}); }
 
 struct SelectArgs {
   std::optional<std::string> gpu, model, cuda, platform, engine_version;
   std::string engine = "sglang";
   bool sliding_window = false, multimodal = false, attention_sinks = false, strict = false;
-  std::string dtype = "auto", prefer = "sglang-default";
+  std::string dtype = "auto", prefer = "engine-default";
   std::vector<std::string> engine_flags;
   std::optional<std::vector<std::string>> installed;
   int device = 0;

@@ -62,7 +62,7 @@ def test_a_unique_prefix_is_read_as_argparse_reads_it_with_a_note():
 
 def test_model_from_the_engines_own_flag():
     s = attnsel.select(gpu="sm90", model_path="deepseek-ai/DeepSeek-V3")
-    assert s.to_dict()["model"]["kind"] == "mla"
+    assert s.to_dict()["devices"][0]["model"]["kind"] == "mla"
 
 
 # ---- the same document as the command line ----
@@ -166,7 +166,7 @@ def test_bad_values_name_their_place(kwargs, where):
 def test_without_a_gpu_the_environment_names_it(monkeypatch):
     monkeypatch.setenv("ATTNSEL_GPU", "B200")
     s = attnsel.select(model="mla")
-    assert s.to_dict()["device"]["arch"] == "sm100"
+    assert s.to_dict()["devices"][0]["device"]["arch"] == "sm100"
 
 
 def test_without_a_gpu_and_none_found_the_probe_says_so():

@@ -151,6 +151,7 @@ Result<CheckReport> check_input(const std::shared_ptr<const Matrix>& matrix, con
 
   for (const LaunchCommand& cmd : commands) {
     std::vector<CommandCheck> results = check_command(judged, catalog, cmd, targets, options);
+    if (!input.text.empty()) locate_columns(results, input.text);  // as `attnsel check` does
     for (CommandCheck& c : results) report.checks.push_back(std::move(c));
   }
   return report;

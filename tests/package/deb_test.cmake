@@ -44,7 +44,8 @@ file(GLOB_RECURSE install_scripts ${BUILD_DIR}/tools/cmake_install.cmake)
 foreach(script IN LISTS install_scripts)
   file(READ ${script} text)
   if(text MATCHES "man1")
-    list(APPEND expected /share/man/man1/attnsel.1.gz)
+    list(APPEND expected /share/man/man1/attnsel.1.gz /share/bash-completion/completions/attnsel
+         /share/zsh/vendor-completions/_attnsel /share/fish/vendor_completions.d/attnsel.fish)
   endif()
 endforeach()
 foreach(path IN LISTS expected)
@@ -54,7 +55,7 @@ foreach(path IN LISTS expected)
   endif()
 endforeach()
 # pip installs the Python module; the .deb does not.
-if(contents MATCHES "_attnsel")
+if(contents MATCHES "_attnsel[^/\n]*\\.so")
   string(APPEND failures "\n  contents: the Python module is in the package")
 endif()
 
