@@ -151,7 +151,7 @@ std::vector<BadInput> corpus() {
       {"model_missing_file", {"--gpu", "sm90", "--model", "./nope/config.json"}, {"unknown model './nope/config.json'"}},
       {"model_empty", {"--gpu", "sm90", "--model", ""}, {"--model: unknown model ''"}},
       {"model_invalid_utf8", {"--gpu", "sm90", "--model", invalid_utf8}, {"--model: unknown model"}},
-      {"model_missing", {"--gpu", "sm90"}, {"--model is required"}},
+      {"model_missing", {"--gpu", "sm90"}, {"--model: required: a model kind"}},
       // matrices (--matrix FILE, ATTNSEL_MATRIX)
       {"matrix_not_json", {"--gpu", "sm90", "--model", "mla", "--matrix", F("matrix-not-json.txt")}, {"invalid matrix:", "matrix-not-json.txt:1:2"}},
       {"matrix_duplicate_top_level_key", {"--gpu", "sm90", "--model", "mla", "--matrix", F("matrix-duplicate-top-key.json")}, {"duplicate key \"backends\""}},

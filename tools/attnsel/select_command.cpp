@@ -17,6 +17,7 @@
 #include "attnsel/probe.hpp"
 #include "attnsel/render.hpp"
 #include "attnsel/render_probe.hpp"
+#include "attnsel/select_options.hpp"
 #include "attnsel/selection.hpp"
 #include "attnsel/suggest.hpp"
 #include "cli.hpp"
@@ -92,32 +93,20 @@ std::vector<DeviceInfo> devices_from_args(const Catalog& catalog, const SelectAr
     }
     return out;
   }
-  ProbeReport report = probe_devices();
-  std::vector<DeviceInfo> found;
-  for (const auto& dev : report.devices)
-    if (dev.platform == Platform::cuda || dev.platform == Platform::rocm) found.push_back(dev);
-  if (found.empty())
+  const ProbeReport report = probe_devices();
+  std::size_t found = 0;
+  for (const auto& dev : report.devices) found += dev.platform == Platform::cuda || dev.platform == Platform::rocm;
+  if (found == 0)
     throw Failure{kProbeFailed, render_probe_text(report, false) +
                                     "Pass the GPU instead: --gpu sm90 (or H100, B200, MI300X ...) or ATTNSEL_GPU=...; "
                                     "--platform npu|xpu|cpu needs no GPU."};
-  if (static_cast<std::size_t>(a.device_index) >= found.size())
-    throw Failure{kUsage, fmt::format("--device {}: only {} GPU(s) found", a.device_index, found.size())};
-  for (std::size_t i = 0; i < found.size(); ++i) {
+  if (static_cast<std::size_t>(a.device_index) >= found)
+    throw Failure{kUsage, fmt::format("--device {}: only {} GPU(s) found", a.device_index, found)};
+  for (std::size_t i = 0; i < found; ++i) {
     if (!a.all_devices && i != static_cast<std::size_t>(a.device_index)) continue;
-    DeviceInfo d = found[i];
-    if (!d.invalid.empty()) throw Failure{kProbeFailed, fmt::format("GPU {}: {}; pass --gpu", i, d.invalid)};
-    if (d.platform == Platform::cuda && !d.compute_capability)
-      throw Failure{kProbeFailed, fmt::format("the probe found GPU {} but not its compute capability; pass --gpu", i)};
-    if (d.compute_capability)
-      if (const GpuArch* arch = catalog.find_arch(*d.compute_capability)) d.arch = arch->arch;
-    d.origin = fmt::format("probe: {}, device {}", d.origin, i);
-    if (a.cuda) {
-      auto v = parse_version(*a.cuda);
-      if (!v) throw Failure{kUsage, fmt::format("--cuda: expected a version like 12.8, got '{}'", *a.cuda)};
-      d.cuda = v;
-    }
-    assume_cuda(catalog, d);
-    out.push_back(d);
+    auto device = device_from_probe(catalog, report, i, a.cuda);
+    if (!device) fail(device.error(), device.error().where == "--cuda" ? kUsage : kProbeFailed);
+    out.push_back(*device);
   }
   return out;
 }
@@ -126,20 +115,7 @@ std::vector<DeviceInfo> devices_from_args(const Catalog& catalog, const SelectAr
 // The packages a matrix asks about, looked up with the host's python3 (bounded in time); nullopt
 // when python3 is missing or does not answer: the requirements then stay caveats.
 std::optional<std::vector<std::string>> detect_packages(const Matrix& m) {
-  std::vector<std::string> names;
-  for (const auto& b : m.backends())
-    for (const auto& c : b.cells)
-      for (const auto& p : c.requires_packages)
-        if (std::find(names.begin(), names.end(), p) == names.end()) names.push_back(p);
-  // Every "installed" test anywhere in a condition tree (rules, selection entries, features).
-  std::function<void(const Condition&)> walk = [&](const Condition& c) {
-    for (const auto& p : c.installed)
-      if (std::find(names.begin(), names.end(), p) == names.end()) names.push_back(p);
-    for (const auto* list : {&c.all, &c.any, &c.none})
-      for (const auto& sub : *list) walk(sub);
-  };
-  for (const auto& rule : m.rules()) walk(rule.when);
-  for (const auto& entry : m.selection()) walk(entry.when);
+  const std::vector<std::string> names = optional_packages(m);
   if (names.empty()) return std::nullopt;
   std::string list;
   for (const auto& n : names) {
@@ -161,8 +137,6 @@ std::optional<std::vector<std::string>> detect_packages(const Matrix& m) {
   if (pclose(pipe) != 0) return std::nullopt;
   return found;
 }
-
-Request finish_request(Request out, const Request& r, const SelectArgs& a);
 
 // A flag the engine does not know but that is close to one of attnsel's own options (`--jsn`, `--gpuu`)
 // is a typo of attnsel's, not the engine's: say so before the engine's grammar calls it unrecognised.
@@ -189,102 +163,44 @@ void reject_mistyped_own_options(const SelectArgs& a, const Grammar* grammar) {
   }
 }
 
-// The engine's launch flags as the engine would read them, onto a request that has the model.
-Request with_engine_flags(Request r, const SelectArgs& a, const std::shared_ptr<const Matrix>& matrix,
-                          const Catalog& catalog, const LaunchCommand& flags) {
-  auto profile = builtin_profile(matrix->info().engine);
-  // A matrix of an engine attnsel has no profile for (--matrix) takes no engine flags.
-  if (!profile && !flags.args.empty())
-    throw Failure{kUsage, fmt::format("{}: the launch flags {} need the engine's profile", profile.error().describe(),
-                                      fmt::join(flags.args, " ")), profile.error()};
-  if (!profile) return finish_request(r, r, a);
-  const Grammar* grammar = (*profile)->grammar("", a.matrix.release.value_or(""));
-  if (!grammar) throw Failure{kUsage, fmt::format("the {} profile has no launch grammar", (*profile)->engine)};
-  CheckOptions options;
-  // The user's own command line may name any file (--config, a backend config), read bounded.
-  options.read_config = [](const std::string& path, const LaunchCommand&) { return read_input_file(path); };
-  options.model = r.model;
-  options.strict = a.strict;
-  options.topk_implies_speculative = true;
-  options.installed = r.installed;
-  options.installed_known = r.installed_known;
-  PreparedRequest prepared = prepare_request(matrix, **profile, *grammar, catalog, flags, options);
-  std::string errors;
-  for (const CheckDiagnostic& d : prepared.findings) {
-    const bool named = d.flag.empty() || d.diagnostic.message.find(d.flag) != std::string::npos;
-    const std::string where = named ? std::string() : d.flag + (d.value.empty() ? "" : " " + d.value) + ": ";
-    if (d.diagnostic.severity == Severity::error) errors += fmt::format("{}{}\n", where, d.diagnostic.message);
-    else if (d.diagnostic.rule != "check.model-assumed") std::cerr << fmt::format("note: {}{}\n", where, d.diagnostic.message);
-  }
-  if (!errors.empty()) throw Failure{kUsage, errors.substr(0, errors.size() - 1)};
-  return finish_request(prepared.request, r, a);
-}
-
-// attnsel's own options over a request read from the engine's flags (`from`).
-Request finish_request(Request out, const Request& r, const SelectArgs& a) {
-  out.model = r.model;
-  out.model.sliding_window |= a.sliding_window;
-  out.model.multimodal |= a.multimodal;
-  out.model.attention_sinks |= a.sinks;
-  out.dtype = r.dtype;
-  out.installed = r.installed;
-  out.installed_known = r.installed_known;
-  out.prefer = *parse_preference(a.prefer);
-  out.strict = a.strict;
-  return out;
-}
-
-// Everything but the device.
+// Everything but the device: attnsel's options over the engine's launch flags, read with the
+// engine's grammar (the library's prepare_select, as the C API and the Python module read them).
 Request build_request(const Catalog& catalog, const std::shared_ptr<const Matrix>& matrix, const SelectArgs& a) {
-  const Matrix& m = *matrix;
-  Request r;
-  r.dtype = *parse_compute_dtype(a.dtype);
-  if (a.installed) {
-    r.installed_known = true;
-    for (auto& p : CLI::detail::split(*a.installed, ',')) {
-      p = CLI::detail::trim_copy(p);
-      if (!p.empty()) r.installed.push_back(p);
-    }
-  } else if (auto found = detect_packages(m)) {
-    r.installed_known = true;
-    r.installed = *found;
-  }
   {
-    auto profile = builtin_profile(m.info().engine);
+    auto profile = builtin_profile(matrix->info().engine);
     reject_mistyped_own_options(a, profile ? (*profile)->grammar("", a.matrix.release.value_or("")) : nullptr);
   }
-  LaunchCommand flags;
-  flags.launcher = "flags";
-  flags.args = a.app->remaining();
-  flags.arg_lines.assign(flags.args.size(), 0);
-  // The model: attnsel's --model, else the engine's own model flag among the launch flags.
-  std::optional<std::string> model = a.model;
-  if (!model) {
-    auto profile = builtin_profile(m.info().engine);
-    const Grammar* g = profile ? (*profile)->grammar("") : nullptr;
-    if (g) {
-      ParsedArgs parsed = parse_launch_args(flags, *g);
-      if (const ArgValue* v = parsed.value("model")) model = v->text;
+  SelectOptions o;
+  o.model = a.model;
+  o.engine_flags = a.app->remaining();
+  o.release = a.matrix.release;
+  o.sliding_window = a.sliding_window;
+  o.multimodal = a.multimodal;
+  o.attention_sinks = a.sinks;
+  o.strict = a.strict;
+  o.prefer = *parse_preference(a.prefer);
+  o.dtype = *parse_compute_dtype(a.dtype);
+  if (a.installed) {
+    o.installed.emplace();
+    for (auto& p : CLI::detail::split(*a.installed, ',')) {
+      p = CLI::detail::trim_copy(p);
+      if (!p.empty()) o.installed->push_back(p);
     }
+  } else {
+    o.installed = detect_packages(*matrix);
   }
-  if (!model && m.info().any_model) {
-    r.model.origin = fmt::format("any model: the {} matrix does not depend on it", m.info().engine);
-    return with_engine_flags(r, a, matrix, catalog, flags);
+  // The user's own command line may name any file (--config, a backend config), read bounded.
+  o.read_config = [](const std::string& path, const LaunchCommand&) { return read_input_file(path); };
+  auto prepared = prepare_select(matrix, catalog, o);
+  if (!prepared) fail(prepared.error());
+  for (const CheckDiagnostic& d : prepared->findings) {
+    if (d.diagnostic.severity == Severity::error || d.diagnostic.rule == "check.model-assumed") continue;
+    const bool named = d.flag.empty() || d.diagnostic.message.find(d.flag) != std::string::npos;
+    std::cerr << fmt::format("note: {}{}\n", named ? std::string() : d.flag + (d.value.empty() ? "" : " " + d.value) + ": ",
+                             d.diagnostic.message);
   }
-  if (!model) throw Failure{kUsage, "--model is required (a kind: mha, mla, gdn, dsa; a model id; or a config.json)"};
-  auto resolved = resolve_model(catalog, *model);
-  if (!resolved && m.info().any_model) {
-    r.model.id = *model;
-    r.model.origin = fmt::format("any model: the {} matrix does not depend on it", m.info().engine);
-    return with_engine_flags(r, a, matrix, catalog, flags);
-  }
-  if (!resolved) {
-    Error e = resolved.error();
-    if (e.where.empty() || e.where == "--model") e.where = "--model";
-    fail(e);
-  }
-  r.model = *resolved;
-  return with_engine_flags(r, a, matrix, catalog, flags);
+  if (!prepared->ok()) throw Failure{kUsage, prepared->error_text()};
+  return prepared->request;
 }
 
 int run_select(const SelectArgs& a, bool explain) {
