@@ -12,6 +12,7 @@ attnsel=${1:?usage: $0 path/to/attnsel [runs]}
 runs=${2:-300}
 command -v hyperfine >/dev/null || { echo "bench/cli.sh needs hyperfine (apt-get install hyperfine)" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "bench/cli.sh needs python3" >&2; exit 2; }
+[ -x /usr/bin/time ] || echo "bench/cli.sh: no /usr/bin/time (apt-get install time): peak RSS is not measured" >&2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -23,22 +24,21 @@ hyperfine -N --warmup 30 --runs "$runs" --style basic --export-json "$tmp/times.
   --command-name true "/bin/true" \
   --command-name python3 "python3 -c pass" >/dev/null
 
-# Peak RSS: the largest of several runs, from the kernel's accounting of each child (getrusage).
+# Peak RSS: the largest of several runs, as GNU time reports it (%M). A child forked from this
+# Python process would count Python's own pages (fork copies them) before exec.
 python3 - "$tmp/times.json" "$attnsel" <<'PY'
-import json, os, sys
+import json, shutil, subprocess, sys
 
 times, attnsel = sys.argv[1], sys.argv[2]
+gnu_time = "/usr/bin/time" if shutil.which("/usr/bin/time") else None
 
 def peak_rss_kib(argv, runs=20):
+    if gnu_time is None:
+        return 0
     peak = 0
     for _ in range(runs):
-        pid = os.fork()
-        if pid == 0:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, 1)
-            os.execvp(argv[0], argv)
-        _, _, usage = os.wait4(pid, 0)
-        peak = max(peak, usage.ru_maxrss)  # KiB on Linux
+        done = subprocess.run([gnu_time, "-f", "%M", *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        peak = max(peak, int(done.stderr.strip().splitlines()[-1]))
     return peak
 
 argv = {"select": [attnsel, "--gpu", "sm90", "--model", "mla", "--json"], "version": [attnsel, "--version"],

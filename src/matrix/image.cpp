@@ -98,7 +98,11 @@ class Reader {
   std::uint64_t raw(std::size_t bytes) {
     need(bytes);
     std::uint64_t v = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    std::memcpy(&v, p_, bytes);  // the encoding's byte order: one copy
+#else
     for (std::size_t i = 0; i < bytes; ++i) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(p_[i])) << (8 * i);
+#endif
     p_ += bytes;
     return v;
   }
