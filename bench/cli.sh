@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# `attnsel --gpu sm90 --model mla` end to end, next to `python3 -c pass` (the floor of any
-# Python-based selector), in the same run: process wall time (hyperfine, median) and peak RSS.
-# Targets (issue 6): median under 2 ms, peak RSS under 10 MB.
+# The CLI end to end, next to `python3 -c pass` (the floor of any Python-based selector) and
+# /bin/true (the floor of any process), in the same run: `attnsel --version` (start-up and the
+# built-in matrix), `attnsel --gpu sm90 --model mla --json` (a whole selection); wall time
+# (hyperfine, median) and peak RSS.
+# Targets (issue 16): the selection at most 1.5 ms and at least 40x faster than python3 -c pass,
+# --version at most 1 ms, peak RSS at most 8 MB.
 # Usage: bench/cli.sh path/to/attnsel [runs]      (runs: default 300)
 set -euo pipefail
 
@@ -9,45 +12,53 @@ attnsel=${1:?usage: $0 path/to/attnsel [runs]}
 runs=${2:-300}
 command -v hyperfine >/dev/null || { echo "bench/cli.sh needs hyperfine (apt-get install hyperfine)" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "bench/cli.sh needs python3" >&2; exit 2; }
+[ -x /usr/bin/time ] || echo "bench/cli.sh: no /usr/bin/time (apt-get install time): peak RSS is not measured" >&2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-echo "host: $(uname -srm), $(nproc) CPUs; attnsel: $attnsel"
+echo "host: $(uname -srm), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); attnsel: $attnsel"
 # -N: no intermediate shell, so the times are the processes' own.
 hyperfine -N --warmup 30 --runs "$runs" --style basic --export-json "$tmp/times.json" \
-  --command-name attnsel "$attnsel --gpu sm90 --model mla" \
+  --command-name select "$attnsel --gpu sm90 --model mla --json" \
+  --command-name version "$attnsel --version" \
+  --command-name true "/bin/true" \
   --command-name python3 "python3 -c pass" >/dev/null
 
-# Peak RSS: the largest of several runs, from the kernel's accounting of each child (getrusage).
+# Peak RSS: the largest of several runs, as GNU time reports it (%M). A child forked from this
+# Python process would count Python's own pages (fork copies them) before exec.
 python3 - "$tmp/times.json" "$attnsel" <<'PY'
-import json, os, resource, statistics, subprocess, sys
+import json, shutil, subprocess, sys
 
 times, attnsel = sys.argv[1], sys.argv[2]
+gnu_time = "/usr/bin/time" if shutil.which("/usr/bin/time") else None
 
 def peak_rss_kib(argv, runs=20):
+    if gnu_time is None:
+        return 0
     peak = 0
     for _ in range(runs):
-        pid = os.fork()
-        if pid == 0:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, 1)
-            os.execvp(argv[0], argv)
-        _, _, usage = os.wait4(pid, 0)
-        peak = max(peak, usage.ru_maxrss)  # KiB on Linux
+        done = subprocess.run([gnu_time, "-f", "%M", *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        peak = max(peak, int(done.stderr.strip().splitlines()[-1]))
     return peak
 
+argv = {"select": [attnsel, "--gpu", "sm90", "--model", "mla", "--json"], "version": [attnsel, "--version"],
+        "true": ["/bin/true"], "python3": ["python3", "-c", "pass"]}
+labels = {"select": "attnsel --gpu sm90 --model mla --json", "version": "attnsel --version", "true": "/bin/true",
+          "python3": "python3 -c pass"}
 results = {r["command"]: r for r in json.load(open(times))["results"]}
-rss = {"attnsel": peak_rss_kib([attnsel, "--gpu", "sm90", "--model", "mla"]),
-       "python3": peak_rss_kib(["python3", "-c", "pass"])}
-print(f"{'command':<34}{'median':>10}{'mean':>10}{'min':>10}{'max':>10}{'peak RSS':>12}")
-for name, label in (("attnsel", "attnsel --gpu sm90 --model mla"), ("python3", "python3 -c pass")):
+rss = {name: peak_rss_kib(a) for name, a in argv.items()}
+print(f"{'command':<40}{'median':>10}{'mean':>10}{'min':>10}{'max':>10}{'peak RSS':>12}")
+for name in argv:
     r = results[name]
-    print(f"{label:<34}{r['median']*1e3:>8.2f}ms{r['mean']*1e3:>8.2f}ms{r['min']*1e3:>8.2f}ms{r['max']*1e3:>8.2f}ms"
+    print(f"{labels[name]:<40}{r['median']*1e3:>8.2f}ms{r['mean']*1e3:>8.2f}ms{r['min']*1e3:>8.2f}ms{r['max']*1e3:>8.2f}ms"
           f"{rss[name]*1024/1e6:>9.1f} MB")
-a, p = results["attnsel"]["median"], results["python3"]["median"]
-print(f"\nattnsel / python3 -c pass: {a/p:.2f}x the wall time (python3 is {p/a:.1f}x slower), "
-      f"{rss['attnsel']/rss['python3']:.2f}x the peak RSS")
-ok_time, ok_rss = a < 2e-3, rss["attnsel"] * 1024 < 10e6
-print(f"targets: median < 2 ms {'met' if ok_time else 'MISSED'} ({a*1e3:.2f} ms); "
-      f"peak RSS < 10 MB {'met' if ok_rss else 'MISSED'} ({rss['attnsel']*1024/1e6:.1f} MB)")
+s, v, p = results["select"]["median"], results["version"]["median"], results["python3"]["median"]
+print(f"\npython3 -c pass takes {p/s:.1f}x the selection's time and {p/v:.1f}x --version's")
+checks = [("selection median <= 1.5 ms", s <= 1.5e-3, f"{s*1e3:.2f} ms"),
+          ("selection >= 40x faster than python3 -c pass", p / s >= 40, f"{p/s:.1f}x"),
+          ("--version median <= 1 ms", v <= 1e-3, f"{v*1e3:.2f} ms"),
+          ("peak RSS <= 8 MB", max(rss["select"], rss["version"]) * 1024 <= 8e6,
+           f"{max(rss['select'], rss['version'])*1024/1e6:.1f} MB")]
+for label, ok, value in checks:
+    print(f"target: {label:45s} {'met' if ok else 'MISSED'} ({value})")
 PY

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Wall time of `attnsel probe --json` next to nvidia-smi and PyTorch answering the same question
+# Wall time of `attnsel probe --json` (NVML) and of the probe's fast path (procfs/sysfs, through
+# bench/probe_compare.cpp when given) next to nvidia-smi and PyTorch answering the same question
 # (the compute capability). Each command runs once to warm up, then RUNS times; medians and ratios.
 # Needs only bash and python3.
-# Usage: bench/probe_bench.sh path/to/attnsel [runs]     (runs: default 21, at least 15)
+# Usage: bench/probe_bench.sh path/to/attnsel [runs] [path/to/attnsel_probe_compare]
+#        (runs: default 21, at least 15)
 set -euo pipefail
 
 attnsel=${1:?usage: $0 path/to/attnsel [runs]}
 runs=${2:-21}
+compare=${3:-}
 if (( runs < 15 )); then
   echo "runs must be at least 15 (got $runs)" >&2
   exit 2
@@ -18,12 +21,13 @@ if command -v nvidia-smi >/dev/null; then
   echo "gpu:  $(nvidia-smi --query-gpu=name,driver_version,persistence_mode --format=csv,noheader | head -1)"
 fi
 
-python3 - "$attnsel" "$runs" <<'PY'
+python3 - "$attnsel" "$runs" "$compare" <<'PY'
 import shutil, statistics, subprocess, sys, time
 
-attnsel, runs = sys.argv[1], int(sys.argv[2])
+attnsel, runs, compare = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 commands = [
     ("attnsel probe --json", [attnsel, "probe", "--json"]),
+] + ([("attnsel probe, fast path", [compare, "fast"])] if compare else []) + [
     ("nvidia-smi --query-gpu=compute_cap", ["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"]),
     ("torch.cuda.get_device_capability()",
      [sys.executable, "-c", "import torch; print(torch.cuda.get_device_capability())"]),
@@ -49,9 +53,11 @@ for label, argv in commands:
     print(f"{label:38s} median {medians[label]:9.1f} ms   min {samples[0]:8.1f}   max {samples[-1]:8.1f}"
           f"   n={runs}   says: {answer}")
 
-base = medians.get("attnsel probe --json")
-if base:
+for base_label in ("attnsel probe --json", "attnsel probe, fast path"):
+    base = medians.get(base_label)
+    if not base:
+        continue
     for label, median in medians.items():
-        if label != "attnsel probe --json":
-            print(f"ratio: {label} takes {median / base:.1f}x attnsel's time")
+        if not label.startswith("attnsel"):
+            print(f"ratio: {label} takes {median / base:.1f}x the time of {base_label}")
 PY

@@ -13,6 +13,7 @@
 #include "attnsel/matrix.hpp"
 #include "attnsel/render.hpp"
 #include "attnsel/selection.hpp"
+#include "matrix/image.hpp"
 
 namespace attnsel {
 namespace {
@@ -92,6 +93,49 @@ void BM_LoadCatalog(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_LoadCatalog)->Unit(benchmark::kMicrosecond);
+
+// The compiled image against the JSON it is built from (src/matrix/image.hpp), per built-in
+// file: what builtin_matrix_file(), builtin_catalog() and builtin_profile() pay on first use.
+const char* const kImageFiles[] = {"sglang.json", "sglang-main.json", "vllm.json"};
+
+void BM_MatrixFromJson(benchmark::State& state) {
+  const char* file = kImageFiles[state.range(0)];
+  state.SetLabel(file);
+  for (auto _ : state) benchmark::DoNotOptimize(detail::load_builtin_matrix_json(file));
+}
+BENCHMARK(BM_MatrixFromJson)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
+
+void BM_MatrixFromImage(benchmark::State& state) {
+  const char* file = kImageFiles[state.range(0)];
+  state.SetLabel(file);
+  if (!image::matrix(file)) state.SkipWithError("this library has no compiled image");
+  for (auto _ : state) benchmark::DoNotOptimize(image::matrix(file));
+}
+BENCHMARK(BM_MatrixFromImage)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
+
+void BM_CatalogFromJson(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(detail::load_builtin_catalog_json());
+}
+BENCHMARK(BM_CatalogFromJson)->Unit(benchmark::kMicrosecond);
+
+void BM_CatalogFromImage(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(image::catalog());
+}
+BENCHMARK(BM_CatalogFromImage)->Unit(benchmark::kMicrosecond);
+
+const char* const kProfiles[] = {"engines/sglang/profile.json", "engines/vllm/profile.json"};
+
+void BM_ProfileFromJson(benchmark::State& state) {
+  state.SetLabel(kProfiles[state.range(0)]);
+  for (auto _ : state) benchmark::DoNotOptimize(detail::load_builtin_profile_json(kProfiles[state.range(0)]));
+}
+BENCHMARK(BM_ProfileFromJson)->DenseRange(0, 1)->Unit(benchmark::kMicrosecond);
+
+void BM_ProfileFromImage(benchmark::State& state) {
+  state.SetLabel(kProfiles[state.range(0)]);
+  for (auto _ : state) benchmark::DoNotOptimize(image::profile(kProfiles[state.range(0)]));
+}
+BENCHMARK(BM_ProfileFromImage)->DenseRange(0, 1)->Unit(benchmark::kMicrosecond);
 
 void BM_DescribeAndRenderJson(benchmark::State& state) {
   const Selection s = *select(matrix(), representative(0));

@@ -6,6 +6,7 @@
 #include <climits>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -22,7 +23,9 @@
 
 #include "attnsel/probe.hpp"
 #include "attnsel/render_probe.hpp"
+#include "matrix/embedded.hpp"
 #include "probe/driver_api.hpp"
+#include "probe/sources.hpp"
 
 #ifndef ATTNSEL_TESTS_DIR
 #define ATTNSEL_TESTS_DIR "tests"
@@ -1012,6 +1015,268 @@ TEST_F(Probe, JsonOfANameThatIsNotUtf8ReplacesTheBytes) {
   // An indent far past nlohmann's 1024-space buffer is clamped, not read past.
   EXPECT_EQ(probe_to_json(report, 100000), probe_to_json(report, 16));
   EXPECT_FALSE(contains(render_probe_text(report, false), "\xff"));
+}
+
+// ---- the fast path: /proc/driver/nvidia and /sys/bus/pci (fake trees in tests/fixtures/probe) ----
+
+const std::string kProcfsFixtures = std::string(ATTNSEL_TESTS_DIR) + "/fixtures/probe/";
+
+class FastPath : public Probe {
+ protected:
+  ProbeReport fast(const std::string& tree, const Env& env = {}, const NvmlApi& nvml = missing_nvml()) {
+    return fast_at(kProcfsFixtures + tree + "/proc", kProcfsFixtures + tree + "/pci", env, nvml);
+  }
+  ProbeReport fast_at(const std::string& proc, const std::string& pci, const Env& env = {},
+                      const NvmlApi& nvml = missing_nvml()) {
+    const CudaDriverApi cuda = missing_cuda();
+    ProbeOptions options;
+    options.nvml = &nvml;
+    options.cuda_driver = &cuda;
+    options.sysfs_root = kNoSysfs;
+    options.fast_path = true;
+    options.nvidia_procfs_root = proc;
+    options.pci_devices_root = pci;
+    options.getenv = [env](const std::string& name) -> std::optional<std::string> {
+      const auto it = env.find(name);
+      if (it == env.end()) return std::nullopt;
+      return it->second;
+    };
+    return probe_devices(options);
+  }
+  // The fake NVML describing the same two H100s as tests/fixtures/probe/h100x2.
+  static void nvml_sees_h100x2() {
+    g_host.driver_version = "550.54.15";
+    g_host.cuda_version = 12040;
+    g_host.gpus = {FakeGpu{"NVIDIA H100 80GB HBM3", "GPU-1f2e3d4c-aaaa-bbbb-cccc-ddddeeeeffff", "00000000:18:00.0", 9, 0, 85899345920ull},
+                   FakeGpu{"NVIDIA H100 80GB HBM3", "GPU-8a1b2c3d-0000-1111-2222-333344445555", "00000000:2A:00.0", 9, 0, 85899345920ull}};
+  }
+};
+
+TEST_F(FastPath, AnswersWithoutNvmlInPciOrder) {
+  const ProbeReport report = fast("h100x2");
+  ASSERT_EQ(report.devices.size(), 2u);
+  EXPECT_EQ(report.answered_by, std::vector<std::string>{"procfs"});
+  const DeviceInfo& d = report.devices[0];
+  EXPECT_EQ(d.name, "NVIDIA H100 80GB HBM3");
+  ASSERT_TRUE(d.compute_capability);
+  EXPECT_EQ(*d.compute_capability, (ComputeCapability{9, 0}));
+  EXPECT_EQ(d.arch, "sm90");
+  ASSERT_TRUE(d.cuda);
+  EXPECT_EQ(*d.cuda, (CudaVersion{12, 4}));  // driver branch 550
+  EXPECT_EQ(d.driver_version, "550.54.15");
+  EXPECT_EQ(d.pci_bus_id, "00000000:18:00.0");  // NVML's spelling, not procfs's
+  EXPECT_EQ(d.uuid, "GPU-1f2e3d4c-aaaa-bbbb-cccc-ddddeeeeffff");
+  EXPECT_EQ(d.origin, "procfs");
+  EXPECT_EQ(d.index, 0);
+  EXPECT_FALSE(d.memory_bytes) << "procfs does not know the memory; the fast path leaves it out";
+  EXPECT_EQ(report.devices[1].pci_bus_id, "00000000:2A:00.0");
+  EXPECT_EQ(report.devices[1].index, 1);
+  // NVML was never loaded: the fast path's attempt is the only NVIDIA one.
+  const ProbeAttempt* a = find_attempt(report, kProcfsFixtures + "h100x2/proc");
+  ASSERT_NE(a, nullptr);
+  EXPECT_TRUE(a->ok);
+  EXPECT_TRUE(contains(a->detail, "2 GPUs")) << a->detail;
+  EXPECT_EQ(find_attempt(report, "libnvidia-ml.so.1"), nullptr);
+}
+
+TEST_F(FastPath, EqualsNvmlFieldByField) {
+  nvml_sees_h100x2();
+  const NvmlApi nvml = fake_nvml();
+  const ProbeReport quick = fast("h100x2", {}, nvml);
+  const ProbeReport slow = run(nvml, missing_cuda());
+  EXPECT_EQ(slow.answered_by, std::vector<std::string>{"NVML"});
+  ASSERT_EQ(quick.devices.size(), slow.devices.size());
+  for (std::size_t i = 0; i < quick.devices.size(); ++i) {
+    const DeviceInfo& a = quick.devices[i];
+    const DeviceInfo& b = slow.devices[i];
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.compute_capability, b.compute_capability);
+    EXPECT_EQ(a.arch, b.arch);
+    EXPECT_EQ(a.cuda, b.cuda);
+    EXPECT_EQ(a.driver_version, b.driver_version);
+    EXPECT_EQ(a.pci_bus_id, b.pci_bus_id);
+    EXPECT_EQ(a.uuid, b.uuid);
+    EXPECT_EQ(a.index, b.index);
+    EXPECT_EQ(a.platform, b.platform);
+  }
+}
+
+TEST_F(FastPath, OpenModuleVersionLineAndMixedGpusWarnAboutOrder) {
+  const ProbeReport report = fast("h100-l40s");
+  ASSERT_EQ(names(report), (std::vector<std::string>{"NVIDIA H100 80GB HBM3", "NVIDIA L40S"}));
+  EXPECT_EQ(report.devices[0].driver_version, "570.86.15");
+  EXPECT_EQ(*report.devices[0].cuda, (CudaVersion{12, 8}));
+  EXPECT_EQ(report.devices[1].arch, "sm89");
+  EXPECT_EQ(report.devices[1].pci_bus_id, "00000000:B8:00.0");
+  ASSERT_EQ(report.warnings.size(), 1u);
+  EXPECT_TRUE(contains(report.warnings[0], "CUDA_DEVICE_ORDER=PCI_BUS_ID"));
+  EXPECT_TRUE(fast("h100-l40s", {{"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}}).warnings.empty());
+}
+
+TEST_F(FastPath, AnUnknownDeviceIdIsLeftToNvml) {
+  g_host.driver_version = "570.86.15";
+  g_host.cuda_version = 12080;
+  g_host.gpus = {FakeGpu{"NVIDIA B200", "GPU-0b200000-1111-2222-3333-444455556666", "00000000:1B:00.0", 10, 0, 1}};
+  const NvmlApi nvml = fake_nvml();
+  const ProbeReport report = fast("b200", {}, nvml);
+  ASSERT_EQ(report.devices.size(), 1u);
+  EXPECT_EQ(report.devices[0].origin, "NVML");
+  EXPECT_EQ(report.devices[0].arch, "sm100");
+  EXPECT_EQ(report.answered_by, std::vector<std::string>{"NVML"});
+  const ProbeAttempt* a = find_attempt(report, kProcfsFixtures + "b200/proc");
+  ASSERT_NE(a, nullptr);
+  EXPECT_FALSE(a->ok);
+  EXPECT_TRUE(contains(a->detail, "device ID 2901 (NVIDIA B200) is not in data/pci-ids.json; NVML answers")) << a->detail;
+}
+
+TEST_F(FastPath, NoDriverIsLeftToNvml) {
+  const ProbeReport report = fast("absent");
+  EXPECT_TRUE(report.devices.empty());
+  EXPECT_TRUE(report.answered_by.empty());
+  const ProbeAttempt* a = find_attempt(report, kProcfsFixtures + "absent/proc");
+  ASSERT_NE(a, nullptr);
+  EXPECT_TRUE(contains(a->detail, "no NVIDIA kernel driver")) << a->detail;
+  EXPECT_NE(find_attempt(report, "libnvidia-ml.so.1"), nullptr) << "NVML must still be tried";
+}
+
+TEST_F(FastPath, CudaVisibleDevicesByIndexAndUuid) {
+  ProbeReport report = fast("h100x2", {{"CUDA_VISIBLE_DEVICES", "1"}});
+  ASSERT_EQ(report.devices.size(), 1u);
+  EXPECT_EQ(report.devices[0].uuid, "GPU-8a1b2c3d-0000-1111-2222-333344445555");
+  EXPECT_EQ(report.devices[0].index, 0);
+  report = fast("h100x2", {{"CUDA_VISIBLE_DEVICES", "GPU-1f2e,GPU-8a1b"}});
+  ASSERT_EQ(report.devices.size(), 2u);
+  EXPECT_EQ(report.devices[0].pci_bus_id, "00000000:18:00.0");
+  report = fast("h100x2", {{"CUDA_VISIBLE_DEVICES", "GPU-8a1b,0"}});
+  ASSERT_EQ(report.devices.size(), 2u);
+  EXPECT_EQ(report.devices[0].pci_bus_id, "00000000:2A:00.0");
+  EXPECT_EQ(report.answered_by, std::vector<std::string>{"procfs"});
+}
+
+TEST_F(FastPath, AMigInstanceIsLeftToNvml) {
+  nvml_sees_h100x2();
+  const NvmlApi nvml = fake_nvml();
+  const ProbeReport report = fast("h100x2", {{"CUDA_VISIBLE_DEVICES", "MIG-1f2e3d4c-aaaa-bbbb-cccc-ddddeeeeffff"}}, nvml);
+  EXPECT_EQ(report.answered_by.size(), 0u);  // NVML does not map MIG instances either: no device
+  const ProbeAttempt* a = find_attempt(report, kProcfsFixtures + "h100x2/proc");
+  ASSERT_NE(a, nullptr);
+  EXPECT_FALSE(a->ok);
+  EXPECT_TRUE(contains(a->detail, "MIG")) << a->detail;
+  EXPECT_NE(find_attempt(report, "nvmlInit_v2"), nullptr);
+}
+
+// Variants of h100x2 written at run time: each must make the fast path step aside, never guess.
+class BrokenProcfs : public FastPath {
+ protected:
+  void SetUp() override {
+    FastPath::SetUp();
+    char pattern[] = "/tmp/attnsel-procfs-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    root_ = pattern;
+    std::filesystem::copy(kProcfsFixtures + "h100x2", root_, std::filesystem::copy_options::recursive);
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+  std::string file(const std::string& relative) const { return root_ + "/" + relative; }
+  ProbeReport run_broken() {
+    nvml_sees_h100x2();
+    nvml_ = fake_nvml();
+    return fast_at(root_ + "/proc", root_ + "/pci", {}, nvml_);
+  }
+  void expect_nvml_answered(const ProbeReport& report, const std::string& why) {
+    EXPECT_EQ(report.answered_by, std::vector<std::string>{"NVML"});
+    const ProbeAttempt* a = find_attempt(report, root_ + "/proc");
+    ASSERT_NE(a, nullptr);
+    EXPECT_FALSE(a->ok);
+    EXPECT_TRUE(contains(a->detail, why)) << a->detail;
+  }
+  std::string root_;
+  NvmlApi nvml_;
+};
+
+TEST_F(BrokenProcfs, AnUnknownDriverBranch) {
+  std::ofstream(file("proc/version")) << "NVRM version: NVIDIA UNIX x86_64 Kernel Module  999.10.01  Mon Jan  1 00:00:00 UTC 2035\n";
+  expect_nvml_answered(run_broken(), "branch 999");
+}
+
+TEST_F(BrokenProcfs, AVersionFileWithoutAVersion) {
+  std::ofstream(file("proc/version")) << "NVRM version: NVIDIA UNIX x86_64 Kernel Module\n";
+  expect_nvml_answered(run_broken(), "names no driver version");
+}
+
+TEST_F(BrokenProcfs, AnExcludedGpu) {
+  std::string text;
+  {
+    std::ifstream in(file("proc/gpus/0000:18:00.0/information"));
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  text.replace(text.find("GPU Excluded:\t No"), 17, "GPU Excluded:\t Yes");
+  std::ofstream(file("proc/gpus/0000:18:00.0/information")) << text;
+  expect_nvml_answered(run_broken(), "excluded");
+}
+
+TEST_F(BrokenProcfs, InformationThatIsDevZeroIsNotRead) {
+  std::filesystem::remove(file("proc/gpus/0000:18:00.0/information"));
+  std::filesystem::create_symlink("/dev/zero", file("proc/gpus/0000:18:00.0/information"));
+  expect_nvml_answered(run_broken(), "character device");
+}
+
+TEST_F(BrokenProcfs, ADirectoryThatIsNotAPciAddress) {
+  std::filesystem::create_directories(file("proc/gpus/not-a-gpu"));
+  expect_nvml_answered(run_broken(), "is not a PCI address");
+}
+
+TEST_F(BrokenProcfs, AnotherVendorsDevice) {
+  std::ofstream(file("pci/0000:2a:00.0/vendor")) << "0x1002\n";
+  expect_nvml_answered(run_broken(), "not an NVIDIA display controller");
+}
+
+TEST_F(BrokenProcfs, AMissingPciDevice) {
+  std::filesystem::remove_all(file("pci/0000:2a:00.0"));
+  expect_nvml_answered(run_broken(), "vendor, device or class unreadable");
+}
+
+TEST_F(BrokenProcfs, ABusLocationThatDisagreesWithTheDirectory) {
+  std::string text;
+  {
+    std::ifstream in(file("proc/gpus/0000:2a:00.0/information"));
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  text.replace(text.find("Bus Location: \t 0000:2a:00.0"), 28, "Bus Location: \t 0000:2b:00.0");
+  std::ofstream(file("proc/gpus/0000:2a:00.0/information")) << text;
+  expect_nvml_answered(run_broken(), "bus location differs");
+}
+
+TEST_F(BrokenProcfs, NoGpus) {
+  std::filesystem::remove_all(file("proc/gpus"));
+  std::filesystem::create_directories(file("proc/gpus"));
+  const ProbeReport report = run_broken();
+  EXPECT_EQ(report.devices.size(), 2u);  // NVML's
+  expect_nvml_answered(report, "lists no GPU");
+}
+
+TEST(PciIds, TheBuiltInTableLoadsAndIsConsistent) {
+  auto table = probe::parse_pci_ids(embedded::find("pci-ids.json"));
+  ASSERT_TRUE(table) << table.error().describe();
+  EXPECT_EQ(table->vendor, 0x10DEu);
+  EXPECT_GE(table->compute_capability.size(), 100u);
+  EXPECT_EQ(table->compute_capability.at(0x2330), (ComputeCapability{9, 0}));  // H100 SXM
+  EXPECT_EQ(table->compute_capability.at(0x20B2), (ComputeCapability{8, 0}));  // A100 SXM 80GB
+  EXPECT_EQ(table->compute_capability.at(0x26B9), (ComputeCapability{8, 9}));  // L40S
+  EXPECT_EQ(table->compute_capability.at(0x2236), (ComputeCapability{8, 6}));  // A10
+  EXPECT_EQ(table->compute_capability.at(0x1E02), (ComputeCapability{7, 5}));  // TITAN RTX
+  EXPECT_EQ(table->cuda_by_branch.at(535), (CudaVersion{12, 2}));
+  EXPECT_EQ(probe::builtin_pci_ids().compute_capability.size(), table->compute_capability.size());
+}
+
+TEST(PciIds, ABrokenTableIsAnErrorWithItsLocation) {
+  auto bad = probe::parse_pci_ids(R"({"vendor": "10de", "families": [{"compute_capability": "9.x", "devices": {}}]})");
+  ASSERT_FALSE(bad);
+  EXPECT_TRUE(contains(bad.error().where, "/families/0/compute_capability")) << bad.error().where;
+  bad = probe::parse_pci_ids(R"({"vendor": "10de", "families": [{"compute_capability": "9.0", "devices": {"2330": "a"}},
+                                {"compute_capability": "8.0", "devices": {"2330": "b"}}], "cuda_by_driver_branch": {"branches": {}}})");
+  ASSERT_FALSE(bad);
+  EXPECT_TRUE(contains(bad.error().message, "listed twice")) << bad.error().message;
+  EXPECT_FALSE(probe::parse_pci_ids("not json"));
 }
 
 }  // namespace

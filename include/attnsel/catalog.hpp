@@ -62,6 +62,7 @@ class ATTNSEL_API Catalog {
 
  private:
   friend struct CatalogBuilder;
+  friend struct ImageCodec;  // the compiled matrix image (src/matrix/image.cpp)
   std::vector<GpuArch> archs_;
   std::vector<GpuModel> gpus_;
   std::vector<ModelFamily> families_;

@@ -30,6 +30,11 @@ class EnumSet {
   constexpr EnumSet(std::initializer_list<E> values) {
     for (E v : values) insert(v);
   }
+  static constexpr EnumSet from_bits(std::uint32_t bits) {
+    EnumSet s;
+    s.bits_ = bits;
+    return s;
+  }
   static constexpr EnumSet all(int count) {
     EnumSet s;
     s.bits_ = (1u << count) - 1;
@@ -296,6 +301,7 @@ class ATTNSEL_API Matrix {
 
  private:
   friend class MatrixBuilder;
+  friend struct ImageCodec;  // the compiled matrix image (src/matrix/image.cpp)
   MatrixInfo info_;
   std::vector<Slot> slots_;
   std::vector<Backend> backends_;

@@ -31,6 +31,8 @@ struct ProbeReport {
   // then AMD ones (after ROCR_/HIP_VISIBLE_DEVICES). Indices count per platform.
   std::vector<DeviceInfo> devices;
   std::vector<ProbeAttempt> attempts;  // in order, successes too
+  // The sources whose devices are listed, in order: "procfs" (the fast path), "NVML", "CUDA driver", "sysfs".
+  std::vector<std::string> answered_by;
   std::vector<std::string> warnings;   // devices found but something is off (a failed call, an ordering caveat)
   bool timed_out = false;              // the probe gave up waiting; `attempts` names the step that hung
 };
@@ -39,6 +41,15 @@ struct ProbeOptions {
   // Seams for tests; null means dlopen the real library.
   const driver::NvmlApi* nvml = nullptr;
   const driver::CudaDriverApi* cuda_driver = nullptr;
+
+  // The fast path for NVIDIA GPUs: the kernel driver's procfs files and the PCI device ID in sysfs,
+  // mapped to a compute capability by data/pci-ids.json, without loading NVML (whose nvmlInit is
+  // nearly all of a probe's time). It answers every field but memory_bytes, and only when it can
+  // answer all of them as NVML would; otherwise (no driver, an unknown device ID or driver branch,
+  // a MIG instance in CUDA_VISIBLE_DEVICES ...) NVML answers as without it. `attempts` says which.
+  bool fast_path = false;
+  std::string nvidia_procfs_root = "/proc/driver/nvidia";  // version, gpus/<pci address>/information
+  std::string pci_devices_root = "/sys/bus/pci/devices";   // <pci address>/{vendor,device,class}
 
   // ROCm's KFD topology: one directory per node, each with a `properties` file.
   std::string sysfs_root = "/sys/class/kfd/kfd/topology/nodes";

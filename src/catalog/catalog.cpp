@@ -7,6 +7,7 @@
 
 #include "core/suggest.hpp"
 #include "matrix/embedded.hpp"
+#include "matrix/image.hpp"
 #include "matrix/json_reader.hpp"
 
 namespace attnsel {
@@ -349,9 +350,16 @@ Result<std::shared_ptr<const Catalog>> load_catalog(std::string_view gpus_json, 
   return std::shared_ptr<const Catalog>(std::move(catalog));
 }
 
+Result<std::shared_ptr<const Catalog>> detail::load_builtin_catalog_json() {
+  return load_catalog(embedded::find("gpus.json"), "built-in:gpus.json", embedded::find("models.json"), "built-in:models.json");
+}
+
 Result<std::shared_ptr<const Catalog>> builtin_catalog() {
-  static const Result<std::shared_ptr<const Catalog>> cached =
-      load_catalog(embedded::find("gpus.json"), "built-in:gpus.json", embedded::find("models.json"), "built-in:models.json");
+  // The compiled image when the library has one, else the JSON.
+  static const Result<std::shared_ptr<const Catalog>> cached = []() -> Result<std::shared_ptr<const Catalog>> {
+    if (auto from_image = image::catalog()) return from_image;
+    return detail::load_builtin_catalog_json();
+  }();
   return cached;
 }
 

@@ -8,6 +8,7 @@
 #include "attnsel/matrix.hpp"
 #include "core/suggest.hpp"
 #include "matrix/embedded.hpp"
+#include "matrix/image.hpp"
 #include "matrix/json_reader.hpp"
 
 namespace attnsel {
@@ -43,65 +44,82 @@ std::optional<ReleaseVersion> parse_release(std::string_view text) {
 
 std::string to_string(ReleaseVersion v) { return fmt::format("{}.{}.{}", v.major, v.minor, v.patch); }
 
-Result<std::vector<MatrixGeneration>> builtin_generations() {
-  static const Result<std::vector<MatrixGeneration>> cached = []() -> Result<std::vector<MatrixGeneration>> {
-    const std::string origin = "built-in:matrices.json";
-    auto parsed = detail::parse_json(embedded::find("matrices.json"), origin);
-    if (!parsed) return parsed.error();
-    std::vector<MatrixGeneration> out;
-    try {
-      ObjectReader r(*parsed, "");
-      r.get("$schema");
-      if (detail::expect_int(r.require("schema_version"), "/schema_version", 0, 1000) != 1)
-        detail::fail("/schema_version", "this attnsel reads schema_version 1");
-      const json& engines = r.require("engines");
-      if (!engines.is_array() || engines.empty()) detail::fail("/engines", "expected a non-empty array");
-      for (std::size_t e = 0; e < engines.size(); ++e) {
-        ObjectReader er(engines[e], fmt::format("/engines/{}", e));
-        const std::string engine = er.string("engine");
-        const bool is_default = er.boolean("default", false);
-        er.optional_string("description");
-        const json& gens = er.require("generations");
-        if (!gens.is_array() || gens.empty()) detail::fail(er.child("generations"), "expected a non-empty array");
-        for (std::size_t g = 0; g < gens.size(); ++g) {
-          ObjectReader gr(gens[g], fmt::format("{}/{}", er.child("generations"), g));
-          MatrixGeneration gen;
-          gen.engine = engine;
-          gen.default_engine = is_default;
-          const std::string since = gr.string("since");
-          auto v = parse_release(since);
-          if (!v) detail::fail(gr.child("since"), fmt::format("expected a release like \"0.5.3\", got \"{}\"", since));
-          gen.since = *v;
-          gen.file = gr.string("file");
-          if (embedded::find(gen.file).empty()) detail::fail(gr.child("file"), fmt::format("no built-in file \"{}\"", gen.file));
-          gen.label = gr.optional_string("label").value_or("");
-          gen.source = gr.string("source");
-          gr.finish();
-          if (!out.empty() && out.back().engine == engine && !(out.back().since < gen.since))
-            detail::fail(gr.child("since"), "generations are listed oldest first");
-          out.push_back(std::move(gen));
-        }
-        er.finish();
+namespace detail {
+
+Result<std::vector<MatrixGeneration>> load_builtin_generations_json() {
+  const std::string origin = "built-in:matrices.json";
+  auto parsed = detail::parse_json(embedded::find("matrices.json"), origin);
+  if (!parsed) return parsed.error();
+  std::vector<MatrixGeneration> out;
+  try {
+    ObjectReader r(*parsed, "");
+    r.get("$schema");
+    if (detail::expect_int(r.require("schema_version"), "/schema_version", 0, 1000) != 1)
+      detail::fail("/schema_version", "this attnsel reads schema_version 1");
+    const json& engines = r.require("engines");
+    if (!engines.is_array() || engines.empty()) detail::fail("/engines", "expected a non-empty array");
+    for (std::size_t e = 0; e < engines.size(); ++e) {
+      ObjectReader er(engines[e], fmt::format("/engines/{}", e));
+      const std::string engine = er.string("engine");
+      const bool is_default = er.boolean("default", false);
+      er.optional_string("description");
+      const json& gens = er.require("generations");
+      if (!gens.is_array() || gens.empty()) detail::fail(er.child("generations"), "expected a non-empty array");
+      for (std::size_t g = 0; g < gens.size(); ++g) {
+        ObjectReader gr(gens[g], fmt::format("{}/{}", er.child("generations"), g));
+        MatrixGeneration gen;
+        gen.engine = engine;
+        gen.default_engine = is_default;
+        const std::string since = gr.string("since");
+        auto v = parse_release(since);
+        if (!v) detail::fail(gr.child("since"), fmt::format("expected a release like \"0.5.3\", got \"{}\"", since));
+        gen.since = *v;
+        gen.file = gr.string("file");
+        if (embedded::find(gen.file).empty()) detail::fail(gr.child("file"), fmt::format("no built-in file \"{}\"", gen.file));
+        gen.label = gr.optional_string("label").value_or("");
+        gen.source = gr.string("source");
+        gr.finish();
+        if (!out.empty() && out.back().engine == engine && !(out.back().since < gen.since))
+          detail::fail(gr.child("since"), "generations are listed oldest first");
+        out.push_back(std::move(gen));
       }
-      r.finish();
-    } catch (const detail::ReadError& e) {
-      return Error{ErrorCode::invalid_matrix, e.what(), origin + "#" + e.pointer, {}, {}};
+      er.finish();
     }
-    return out;
+    r.finish();
+  } catch (const detail::ReadError& e) {
+    return Error{ErrorCode::invalid_matrix, e.what(), origin + "#" + e.pointer, {}, {}};
+  }
+  return out;
+}
+
+Result<std::shared_ptr<const Matrix>> load_builtin_matrix_json(std::string_view file) {
+  const std::string_view text = embedded::find(file);
+  if (text.empty()) return Error{ErrorCode::unknown_name, fmt::format("no built-in matrix \"{}\"", file), "", {}, {}};
+  return load_matrix(text, "built-in:" + std::string(file));
+}
+
+}  // namespace detail
+
+Result<std::vector<MatrixGeneration>> builtin_generations() {
+  // The compiled image when the library has one (it was validated when the library was built).
+  static const Result<std::vector<MatrixGeneration>> cached = []() -> Result<std::vector<MatrixGeneration>> {
+    if (auto from_image = image::generations()) return std::move(*from_image);
+    return detail::load_builtin_generations_json();
   }();
   return cached;
 }
 
 Result<std::shared_ptr<const Matrix>> builtin_matrix_file(std::string_view file) {
-  // Each file is parsed once per process; matrices are immutable and shared.
+  // Each file is loaded once per process (from the image, else its JSON); matrices are immutable and shared.
   static std::mutex mutex;
-  static std::map<std::string, Result<std::shared_ptr<const Matrix>>, std::less<>> cache;
+  // Never destroyed: freeing the matrices at exit would cost a CLI run more than loading them.
+  static auto& cache = *new std::map<std::string, Result<std::shared_ptr<const Matrix>>, std::less<>>();
   std::lock_guard<std::mutex> lock(mutex);
   if (auto it = cache.find(file); it != cache.end()) return it->second;
-  const std::string_view text = embedded::find(file);
-  Result<std::shared_ptr<const Matrix>> loaded =
-      text.empty() ? Result<std::shared_ptr<const Matrix>>(Error{ErrorCode::unknown_name, fmt::format("no built-in matrix \"{}\"", file), "", {}, {}})
-                   : load_matrix(text, "built-in:" + std::string(file));
+  Result<std::shared_ptr<const Matrix>> loaded = [&]() -> Result<std::shared_ptr<const Matrix>> {
+    if (auto from_image = image::matrix(file)) return from_image;
+    return detail::load_builtin_matrix_json(file);
+  }();
   return cache.emplace(std::string(file), std::move(loaded)).first->second;
 }
 

@@ -1,7 +1,6 @@
 // NVIDIA devices through NVML: what nvidia-smi reports, without creating a CUDA context.
 #include <cstring>
 #include <mutex>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -276,14 +275,7 @@ std::optional<std::vector<DeviceInfo>> probe_nvml(const NvmlApi& api, const Envi
     devices.push_back(std::move(device));
   }
 
-  // NVML lists devices in PCI order; CUDA numbers them fastest first unless told otherwise.
-  std::set<std::string> kinds;
-  for (const DeviceInfo& device : devices) kinds.insert(device.name + "/" + device.arch);
-  if (kinds.size() > 1 && env.cuda_device_order.value_or("") != "PCI_BUS_ID") {
-    log.warn(
-        "these GPUs differ, and CUDA numbers devices fastest first unless CUDA_DEVICE_ORDER=PCI_BUS_ID: "
-        "the indices above follow PCI order, so set CUDA_DEVICE_ORDER=PCI_BUS_ID for them to match CUDA's");
-  }
+  warn_about_device_order(devices, env, log);
   return devices;
 }
 

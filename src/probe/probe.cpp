@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -72,6 +73,16 @@ void validate_probed(DeviceInfo& device) {
   device.arch.clear();
 }
 
+void warn_about_device_order(const std::vector<DeviceInfo>& devices, const Environment& env, ProbeLog& log) {
+  std::set<std::string> kinds;
+  for (const DeviceInfo& device : devices) kinds.insert(device.name + "/" + device.arch);
+  if (kinds.size() > 1 && env.cuda_device_order.value_or("") != "PCI_BUS_ID") {
+    log.warn(
+        "these GPUs differ, and CUDA numbers devices fastest first unless CUDA_DEVICE_ORDER=PCI_BUS_ID: "
+        "the indices above follow PCI order, so set CUDA_DEVICE_ORDER=PCI_BUS_ID for them to match CUDA's");
+  }
+}
+
 }  // namespace probe
 
 namespace {
@@ -81,6 +92,9 @@ struct ProbeRun {
   std::optional<driver::NvmlApi> nvml;  // a fake; nullopt: dlopen the real one
   std::optional<driver::CudaDriverApi> cuda_driver;
   std::string sysfs_root;
+  bool fast_path = false;
+  std::string nvidia_procfs_root;
+  std::string pci_devices_root;
   probe::Environment env;
   probe::ProbeLog log;
 
@@ -88,33 +102,49 @@ struct ProbeRun {
   std::condition_variable finished;
   bool done = false;
   std::vector<DeviceInfo> devices;  // appended as each source finishes
+  std::vector<std::string> answered_by;
 
-  void publish(std::vector<DeviceInfo> found) {
+  void publish(std::vector<DeviceInfo> found, const char* source) {
     for (DeviceInfo& device : found) {
       probe::validate_probed(device);
       if (!device.invalid.empty()) log.warn(fmt::format("{}: {}; pass --gpu", device.name.empty() ? "a device" : device.name, device.invalid));
     }
     const std::lock_guard<std::mutex> lock(mutex);
+    if (!found.empty()) answered_by.emplace_back(source);
     for (DeviceInfo& device : found) devices.push_back(std::move(device));
   }
 };
 
+// NVML, else the CUDA driver.
+void execute_driver_libraries(ProbeRun& run) {
+  if (!run.nvml) {
+    run.log.begin("dlopen libnvidia-ml.so.1");
+    run.nvml = driver::load_nvml();
+  }
+  std::optional<std::vector<DeviceInfo>> nvidia = probe::probe_nvml(*run.nvml, run.env, run.log);
+  const char* source = "NVML";
+  if (!nvidia) {
+    if (!run.cuda_driver) {
+      run.log.begin("dlopen libcuda.so.1");
+      run.cuda_driver = driver::load_cuda_driver();
+    }
+    nvidia = probe::probe_cuda_driver(*run.cuda_driver, run.env, run.log);
+    source = "CUDA driver";
+  }
+  run.publish(std::move(*nvidia), source);
+}
+
 void execute(ProbeRun& run) noexcept {
   try {
-    if (!run.nvml) {
-      run.log.begin("dlopen libnvidia-ml.so.1");
-      run.nvml = driver::load_nvml();
+    std::optional<std::vector<DeviceInfo>> fast;
+    if (run.fast_path)
+      fast = probe::probe_nvidia_procfs(run.nvidia_procfs_root, run.pci_devices_root, probe::builtin_pci_ids(), run.env, run.log);
+    if (fast) {
+      run.publish(std::move(*fast), "procfs");
+    } else {
+      execute_driver_libraries(run);
     }
-    std::optional<std::vector<DeviceInfo>> nvidia = probe::probe_nvml(*run.nvml, run.env, run.log);
-    if (!nvidia) {
-      if (!run.cuda_driver) {
-        run.log.begin("dlopen libcuda.so.1");
-        run.cuda_driver = driver::load_cuda_driver();
-      }
-      nvidia = probe::probe_cuda_driver(*run.cuda_driver, run.env, run.log);
-    }
-    run.publish(std::move(*nvidia));
-    run.publish(probe::probe_rocm_sysfs(run.sysfs_root, run.env, run.log));
+    run.publish(probe::probe_rocm_sysfs(run.sysfs_root, run.env, run.log), "sysfs");
   } catch (const std::exception& e) {
     run.log.add(run.log.current_step(), false, fmt::format("stopped by an exception: {}", e.what()));
   } catch (...) {
@@ -148,6 +178,9 @@ ProbeReport probe_devices(const ProbeOptions& options) {
     if (options.nvml != nullptr) run->nvml = *options.nvml;
     if (options.cuda_driver != nullptr) run->cuda_driver = *options.cuda_driver;
     run->sysfs_root = options.sysfs_root;
+    run->fast_path = options.fast_path;
+    run->nvidia_procfs_root = options.nvidia_procfs_root;
+    run->pci_devices_root = options.pci_devices_root;
     run->env = read_environment(options);
 
     std::thread worker;
@@ -161,6 +194,7 @@ ProbeReport probe_devices(const ProbeOptions& options) {
     const bool finished = run->finished.wait_for(lock, options.timeout, [&run] { return run->done; });
     ProbeReport report;
     report.devices = run->devices;
+    report.answered_by = run->answered_by;
     lock.unlock();
     // A worker that answered is joined, so nothing of it (dlerror's thread-local buffer included)
     // outlives the call; one stuck in the driver is left behind, holding its own share of `run`.

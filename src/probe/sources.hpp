@@ -2,6 +2,8 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
+#include <map>
 #include <cstddef>
 #include <mutex>
 #include <optional>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "attnsel/device.hpp"
+#include "attnsel/error.hpp"
 #include "attnsel/probe.hpp"
 #include "probe/driver_api.hpp"
 
@@ -77,6 +80,26 @@ Visibility select_visible(std::string_view spec, const std::vector<std::string>&
 std::optional<std::vector<DeviceInfo>> probe_nvml(const driver::NvmlApi& api, const Environment& env,
                                                   ProbeLog& log);
 std::vector<DeviceInfo> probe_cuda_driver(const driver::CudaDriverApi& api, const Environment& env, ProbeLog& log);
+// NVIDIA's CUDA numbering is fastest first unless CUDA_DEVICE_ORDER=PCI_BUS_ID; NVML and procfs
+// list devices in PCI order. Warns when that can matter (the devices differ).
+void warn_about_device_order(const std::vector<DeviceInfo>& devices, const Environment& env, ProbeLog& log);
+
+// data/pci-ids.json: NVIDIA PCI device IDs -> compute capability, driver branch -> CUDA version.
+struct PciIdTable {
+  std::uint32_t vendor = 0;
+  std::map<std::uint32_t, ComputeCapability> compute_capability;
+  std::map<int, CudaVersion> cuda_by_branch;
+};
+Result<PciIdTable> parse_pci_ids(std::string_view json_text);
+const PciIdTable& builtin_pci_ids();
+
+// The fast path: /proc/driver/nvidia/{version,gpus/*/information} and /sys/bus/pci/devices/*/
+// {vendor,device,class}, no driver library loaded. nullopt (with the reason in `log`) whenever it
+// cannot answer every field NVML would, memory aside: no driver, an unknown driver branch or
+// device ID, an excluded GPU, a MIG instance in CUDA_VISIBLE_DEVICES, a file that does not read.
+std::optional<std::vector<DeviceInfo>> probe_nvidia_procfs(const std::string& procfs_root, const std::string& pci_root,
+                                                           const PciIdTable& table, const Environment& env, ProbeLog& log);
+
 std::vector<DeviceInfo> probe_rocm_sysfs(const std::string& nodes_dir, const Environment& env, ProbeLog& log);
 
 }  // namespace attnsel::probe

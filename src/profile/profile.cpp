@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -13,6 +15,7 @@
 
 #include "core/suggest.hpp"
 #include "matrix/embedded.hpp"
+#include "matrix/image.hpp"
 #include "matrix/json_reader.hpp"
 
 namespace attnsel {
@@ -417,25 +420,57 @@ Result<std::shared_ptr<const EngineProfile>> load_profile(std::string_view json_
   }
 }
 
+std::vector<std::string> detail::builtin_profile_paths() {
+  std::vector<std::string> out;
+  for (const auto& file : embedded::files()) {
+    const std::string_view name = file.name;
+    if (name.substr(0, 8) != "engines/" || name.size() < 13 || name.substr(name.size() - 13) != "/profile.json") continue;
+    out.emplace_back(name);
+  }
+  return out;
+}
+
+Result<std::shared_ptr<const EngineProfile>> detail::load_builtin_profile_json(std::string_view path) {
+  const std::string_view text = embedded::find(path);
+  if (text.data() == nullptr)
+    return Error{ErrorCode::io_error, fmt::format("no built-in data file {}", path), std::string(path), {}, {}};
+  const std::string dir(path.substr(0, path.size() - 12));  // "engines/<engine>/"
+  return load_profile(text, fmt::format("built-in:{}", path), [&](std::string_view relative) -> Result<std::string> {
+    const std::string file = dir + std::string(relative);
+    const std::string_view content = embedded::find(file);
+    if (content.data() == nullptr)
+      return Error{ErrorCode::io_error, fmt::format("no built-in data file {}", file), file, {}, {}};
+    return std::string(content);
+  });
+}
+
+namespace {
+
+// One built-in profile, loaded on first use and shared: from the compiled image when the library
+// has one (built from the same JSON and validated at build time), else from its JSON. Null when
+// the file is absent or invalid (the build's tests load every profile, so a broken one cannot ship).
+std::shared_ptr<const EngineProfile> cached_builtin_profile(const std::string& path) {
+  static std::mutex mutex;
+  // Never destroyed: freeing every grammar at exit would cost a CLI run more than loading them.
+  static auto& cache = *new std::map<std::string, std::shared_ptr<const EngineProfile>, std::less<>>();
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = cache.find(path); it != cache.end()) return it->second;
+  std::shared_ptr<const EngineProfile> loaded = image::profile(path);
+  if (!loaded)
+    if (auto from_json = detail::load_builtin_profile_json(path)) loaded = *from_json;
+  cache.emplace(path, loaded);
+  return loaded;
+}
+
+}  // namespace
+
 const std::vector<std::shared_ptr<const EngineProfile>>& builtin_profiles() {
-  static const std::vector<std::shared_ptr<const EngineProfile>> all = [] {
+  static const auto& all = *new std::vector<std::shared_ptr<const EngineProfile>>([] {
     std::vector<std::shared_ptr<const EngineProfile>> out;
-    for (const auto& file : embedded::files()) {
-      const std::string_view name = file.name;
-      if (name.substr(0, 8) != "engines/" || name.size() < 13 || name.substr(name.size() - 13) != "/profile.json") continue;
-      const std::string dir(name.substr(0, name.size() - 12));  // "engines/<engine>/"
-      auto profile = load_profile(file.text, fmt::format("built-in:{}", name), [&](std::string_view relative) -> Result<std::string> {
-        const std::string path = dir + std::string(relative);
-        const std::string_view text = embedded::find(path);
-        if (text.data() == nullptr)
-          return Error{ErrorCode::io_error, fmt::format("no built-in data file {}", path), path, {}, {}};
-        return std::string(text);
-      });
-      // The build validates the data (tests load every profile); a broken one cannot ship.
-      if (profile) out.push_back(*profile);
-    }
+    for (const std::string& path : detail::builtin_profile_paths())
+      if (auto profile = cached_builtin_profile(path)) out.push_back(std::move(profile));
     return out;
-  }();
+  }());
   return all;
 }
 
@@ -464,6 +499,9 @@ Result<std::shared_ptr<const EngineProfile>> load_profile_file(const std::string
 }
 
 Result<std::shared_ptr<const EngineProfile>> builtin_profile(std::string_view engine) {
+  // engines/<engine>/profile.json first: one engine's profile is loaded, not every engine's.
+  if (engine.find('/') == std::string_view::npos && !engine.empty())
+    if (auto p = cached_builtin_profile(fmt::format("engines/{}/profile.json", engine)); p && p->engine == engine) return p;
   std::vector<std::string> names;
   for (const auto& p : builtin_profiles()) {
     if (p->engine == engine) return p;

@@ -1,0 +1,188 @@
+// The compiled matrix image (src/matrix/image.hpp) against the JSON it was built from: every
+// built-in generation's matrix, the catalog, every engine profile and the generation list load to
+// equal objects, field by field; the library really uses the image; a broken blob is an error.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "attnsel/catalog.hpp"
+#include "attnsel/matrix.hpp"
+#include "attnsel/profile.hpp"
+#include "matrix/embedded.hpp"
+#include "matrix/image.hpp"
+#include "render/matrix_json.hpp"
+
+namespace attnsel {
+namespace {
+
+std::vector<std::string> generation_files() {
+  auto generations = detail::load_builtin_generations_json();
+  EXPECT_TRUE(generations) << generations.error().describe();
+  std::vector<std::string> files;
+  if (generations)
+    for (const auto& g : *generations) files.push_back(g.file);
+  return files;
+}
+
+TEST(MatrixImage, TheLibraryHasOne) {
+  // Without it every built-in would silently come from the JSON and the tests below would compare
+  // the JSON with itself.
+  EXPECT_FALSE(image::embedded_blob().empty());
+  EXPECT_NE(image::matrix("sglang.json"), nullptr);
+  EXPECT_NE(image::catalog(), nullptr);
+  EXPECT_NE(image::profile("engines/sglang/profile.json"), nullptr);
+  EXPECT_TRUE(image::generations().has_value());
+}
+
+TEST(MatrixImage, EveryGenerationEqualsItsJson) {
+  const auto files = generation_files();
+  ASSERT_GE(files.size(), 5u);
+  for (const std::string& file : files) {
+    SCOPED_TRACE(file);
+    auto from_json = detail::load_builtin_matrix_json(file);
+    ASSERT_TRUE(from_json) << from_json.error().describe();
+    const auto from_image = image::matrix(file);
+    ASSERT_NE(from_image, nullptr);
+    // Every field, through the canonical encoding ...
+    EXPECT_EQ(image::serialize(*from_image), image::serialize(**from_json));
+    // ... and through the independent renderer of `attnsel matrix --format json`.
+    EXPECT_EQ(matrix_json(*from_image).dump(), matrix_json(**from_json).dump());
+    // What the library hands out is the image's.
+    auto builtin = builtin_matrix_file(file);
+    ASSERT_TRUE(builtin);
+    EXPECT_EQ(image::serialize(**builtin), image::serialize(**from_json));
+    // The rule indexes point into the decoded matrix itself.
+    for (const Rule* r : from_image->rules_in(RuleScope::backend)) {
+      EXPECT_GE(r, from_image->rules().data());
+      EXPECT_LT(r, from_image->rules().data() + from_image->rules().size());
+    }
+    for (BackendId b = 0; b < from_image->backends().size(); ++b)
+      EXPECT_EQ(from_image->backend_rules(b).size(), (*from_json)->backend_rules(b).size());
+  }
+}
+
+TEST(MatrixImage, TheCatalogEqualsItsJson) {
+  auto from_json = detail::load_builtin_catalog_json();
+  ASSERT_TRUE(from_json) << from_json.error().describe();
+  const auto from_image = image::catalog();
+  ASSERT_NE(from_image, nullptr);
+  EXPECT_EQ(image::serialize(*from_image), image::serialize(**from_json));
+  // Independently of the encoding: every name resolves to the same device.
+  ASSERT_EQ(from_image->gpus().size(), (*from_json)->gpus().size());
+  for (const std::string& name : (*from_json)->gpu_names()) {
+    SCOPED_TRACE(name);
+    auto a = from_image->resolve_gpu(name);
+    auto b = (*from_json)->resolve_gpu(name);
+    ASSERT_EQ(static_cast<bool>(a), static_cast<bool>(b));
+    if (!a) continue;
+    EXPECT_EQ(a->arch, b->arch);
+    EXPECT_EQ(a->name, b->name);
+    EXPECT_EQ(a->compute_capability.has_value(), b->compute_capability.has_value());
+    EXPECT_EQ(a->platform, b->platform);
+  }
+  EXPECT_EQ(from_image->model_ids(), (*from_json)->model_ids());
+  EXPECT_EQ(from_image->assumed_cuda(), (*from_json)->assumed_cuda());
+  auto builtin = builtin_catalog();
+  ASSERT_TRUE(builtin);
+  EXPECT_EQ(image::serialize(**builtin), image::serialize(**from_json));
+}
+
+TEST(MatrixImage, EveryProfileEqualsItsJson) {
+  const auto paths = detail::builtin_profile_paths();
+  ASSERT_GE(paths.size(), 3u);
+  for (const std::string& path : paths) {
+    SCOPED_TRACE(path);
+    auto from_json = detail::load_builtin_profile_json(path);
+    ASSERT_TRUE(from_json) << from_json.error().describe();
+    const auto from_image = image::profile(path);
+    ASSERT_NE(from_image, nullptr);
+    EXPECT_EQ(image::serialize(*from_image), image::serialize(**from_json));
+    ASSERT_EQ(from_image->grammars.size(), (*from_json)->grammars.size());
+    for (std::size_t g = 0; g < from_image->grammars.size(); ++g)
+      EXPECT_EQ(from_image->grammars[g].option_names(), (*from_json)->grammars[g].option_names());
+    auto builtin = builtin_profile((*from_json)->engine);
+    ASSERT_TRUE(builtin);
+    EXPECT_EQ(image::serialize(**builtin), image::serialize(**from_json));
+  }
+  // builtin_profiles() and builtin_profile() hand out the same objects.
+  for (const auto& p : builtin_profiles()) EXPECT_EQ(*builtin_profile(p->engine), p);
+}
+
+TEST(MatrixImage, TheGenerationListEqualsItsJson) {
+  auto from_json = detail::load_builtin_generations_json();
+  ASSERT_TRUE(from_json);
+  const auto from_image = image::generations();
+  ASSERT_TRUE(from_image);
+  EXPECT_EQ(image::serialize(*from_image), image::serialize(*from_json));
+  auto builtin = builtin_generations();
+  ASSERT_TRUE(builtin);
+  ASSERT_EQ(builtin->size(), from_json->size());
+  for (std::size_t i = 0; i < builtin->size(); ++i) {
+    EXPECT_EQ((*builtin)[i].file, (*from_json)[i].file);
+    EXPECT_EQ((*builtin)[i].since, (*from_json)[i].since);
+    EXPECT_EQ((*builtin)[i].label, (*from_json)[i].label);
+  }
+}
+
+// The comparison is sensitive: one changed fact deep inside a file changes the encoding.
+TEST(MatrixImage, TheEncodingSeesADeepChange) {
+  const std::string text(embedded::find("sglang.json"));
+  ASSERT_FALSE(text.empty());
+  auto original = load_matrix(text, "built-in:sglang.json");
+  ASSERT_TRUE(original);
+  // A cell's page size list is deep: backends -> cells -> page_size.
+  std::string changed = text;
+  const auto at = changed.find("\"page_size\": [64]");
+  ASSERT_NE(at, std::string::npos) << "sglang.json has no cell with page_size [64] any more; pick another fact";
+  changed.replace(at, 17, "\"page_size\": [32]");
+  auto mutated = load_matrix(changed, "built-in:sglang.json");
+  ASSERT_TRUE(mutated) << mutated.error().describe();
+  EXPECT_NE(image::serialize(**original), image::serialize(**mutated));
+
+  auto profile = detail::load_builtin_profile_json("engines/sglang/profile.json");
+  ASSERT_TRUE(profile);
+  EngineProfile copy = **profile;
+  ASSERT_FALSE(copy.grammars.empty());
+  ASSERT_FALSE(copy.grammars.back().flags.empty());
+  copy.grammars.back().flags.back().unset_values.push_back("auto");
+  EXPECT_NE(image::serialize(copy), image::serialize(**profile));
+}
+
+TEST(MatrixImage, RoundTripsThroughItsEncoding) {
+  for (const std::string& file : generation_files()) {
+    auto m = detail::load_builtin_matrix_json(file);
+    ASSERT_TRUE(m);
+    const std::string bytes = image::serialize(**m);
+    auto back = image::deserialize_matrix(bytes);
+    ASSERT_TRUE(back) << back.error().describe();
+    EXPECT_EQ(image::serialize(**back), bytes);
+  }
+}
+
+TEST(MatrixImage, ABrokenEncodingIsAnErrorNotACrash) {
+  auto m = detail::load_builtin_matrix_json("sglang-0.4.6.json");
+  ASSERT_TRUE(m);
+  const std::string bytes = image::serialize(**m);
+  for (std::size_t cut : {std::size_t{0}, std::size_t{1}, bytes.size() / 3, bytes.size() - 1}) {
+    auto r = image::deserialize_matrix(std::string_view(bytes).substr(0, cut));
+    ASSERT_FALSE(r) << "cut at " << cut;
+    EXPECT_EQ(r.error().code, ErrorCode::invalid_matrix);
+  }
+  EXPECT_FALSE(image::deserialize_matrix(bytes + "x"));  // bytes left over
+  // Huge counts anywhere are refused, not allocated.
+  std::string corrupt = bytes;
+  for (std::size_t i = 0; i + 4 <= corrupt.size(); i += 97) {
+    std::string c = corrupt;
+    c[i] = '\xff';
+    c[i + 1] = '\xff';
+    c[i + 2] = '\xff';
+    c[i + 3] = '\x7f';
+    (void)image::deserialize_matrix(c);  // must return, whatever it returns
+  }
+  EXPECT_FALSE(image::deserialize_profile(""));
+  EXPECT_FALSE(image::deserialize_catalog("abc"));
+  EXPECT_FALSE(image::deserialize_generations(std::string(3, '\0')));
+}
+
+}  // namespace
+}  // namespace attnsel
