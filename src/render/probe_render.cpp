@@ -133,6 +133,7 @@ std::string probe_to_json(const ProbeReport& report, int indent) {
   for (const ProbeAttempt& a : report.attempts) {
     j["attempts"].push_back({{"source", a.source}, {"ok", a.ok}, {"detail", a.detail}});
   }
+  j["answered_by"] = report.answered_by;
   j["warnings"] = report.warnings;
   j["timed_out"] = report.timed_out;
   // Replace, don't throw, on bytes that are not UTF-8 (a driver's name buffer could hold any).

@@ -9,11 +9,16 @@ namespace attnsel::cli {
 
 Command add_probe_command(CLI::App& app) {
   auto format = std::make_shared<FormatChoice>();
+  auto fast = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand("probe", "list the GPUs of this host (NVML, CUDA driver, ROCm sysfs); exit 3 when none");
   format->add_options(*cmd, {"text", "json"});
-  return [cmd, format]() -> std::optional<int> {
+  cmd->add_flag("--fast", *fast,
+                "read the NVIDIA driver's procfs and the PCI IDs instead of loading NVML where they answer (no memory size)");
+  return [cmd, format, fast]() -> std::optional<int> {
     if (!*cmd) return std::nullopt;
-    const ProbeReport report = probe_devices();
+    ProbeOptions options;
+    options.fast_path = *fast;
+    const ProbeReport report = probe_devices(options);
     if (format->get() == Format::json) std::cout << probe_to_json(report) << "\n";
     else std::cout << render_probe_text(report, use_color());
     return report.devices.empty() ? kProbeFailed : kOk;

@@ -93,7 +93,10 @@ std::vector<DeviceInfo> devices_from_args(const Catalog& catalog, const SelectAr
     }
     return out;
   }
-  const ProbeReport report = probe_devices();
+  // Planning needs no memory size: the procfs fast path answers where it can, NVML elsewhere.
+  ProbeOptions probe_options;
+  probe_options.fast_path = true;
+  const ProbeReport report = probe_devices(probe_options);
   std::size_t found = 0;
   for (const auto& dev : report.devices) found += dev.platform == Platform::cuda || dev.platform == Platform::rocm;
   if (found == 0)
