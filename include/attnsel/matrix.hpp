@@ -341,6 +341,10 @@ struct MatrixGeneration {
   bool default_engine = false;
 };
 ATTNSEL_API Result<std::vector<MatrixGeneration>> builtin_generations();
+// The newest release a built-in generation of `engine` is known to cover (the upper end of a
+// label "v0.5.3 to v0.5.9", else its `since`); nullopt for an engine without one. A release newer
+// than this is checked against the newest matrix, with a warning.
+ATTNSEL_API std::optional<ReleaseVersion> newest_known_release(std::string_view engine);
 
 // The built-in matrix of an engine for a release: the newest generation not newer than `release`
 // (the newest of all without one). Unknown engines and releases older than every generation

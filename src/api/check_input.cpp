@@ -36,22 +36,6 @@ std::string hint_where(const std::string& file, const ContextHint& h) {
   return fmt::format("{}:{} ({}: {})", file, h.line, h.source, h.text);
 }
 
-// The newest release a built-in generation of `engine` is known to cover ("v0.5.3 to v0.5.9"),
-// else its `since`.
-std::optional<ReleaseVersion> newest_known_release(const std::string& engine) {
-  auto gens = builtin_generations();
-  if (!gens) return std::nullopt;
-  std::optional<ReleaseVersion> newest;
-  for (const MatrixGeneration& g : *gens) {
-    if (g.engine != engine) continue;
-    std::optional<ReleaseVersion> top = g.since;
-    const std::size_t to = g.label.rfind(" to v");
-    if (to != std::string::npos)
-      if (auto upper = parse_release(g.label.substr(to + 5))) top = *upper;
-    if (!newest || *newest < *top) newest = top;
-  }
-  return newest;
-}
 
 }  // namespace
 

@@ -148,4 +148,19 @@ Result<std::shared_ptr<const Matrix>> builtin_matrix(std::string_view engine, st
   return builtin_matrix_file(pick->file);
 }
 
+std::optional<ReleaseVersion> newest_known_release(std::string_view engine) {
+  auto gens = builtin_generations();
+  if (!gens) return std::nullopt;
+  std::optional<ReleaseVersion> newest;
+  for (const MatrixGeneration& g : *gens) {
+    if (g.engine != engine) continue;
+    std::optional<ReleaseVersion> top = g.since;
+    const std::size_t to = g.label.rfind(" to v");
+    if (to != std::string::npos)
+      if (auto upper = parse_release(g.label.substr(to + 5))) top = *upper;
+    if (!newest || *newest < *top) newest = top;
+  }
+  return newest;
+}
+
 }  // namespace attnsel

@@ -26,6 +26,7 @@
 #include <fmt/format.h>
 
 #include "attnsel/check.hpp"
+#include "attnsel/check_input.hpp"
 #include "attnsel/input.hpp"
 #include "attnsel/launch.hpp"
 #include "attnsel/matrix.hpp"
@@ -48,42 +49,6 @@ struct Input {
   std::string text;
 };
 
-
-// The one place files and stdin are read (to be replaced by the shared bounded reader): regular
-// files only, at most 64 MiB, never blocking on a FIFO, errno text in the message.
-// Reads the files commands name (--config FILE, a backend config file), relative to the file that
-// holds the command, and only inside the checked tree: a scanned script must not make attnsel
-// read /etc/shadow or a FIFO elsewhere on the host.
-ConfigFileReader tree_reader(const std::vector<std::string>& inputs) {
-  namespace fs = std::filesystem;
-  std::vector<fs::path> roots;
-  std::error_code ec;
-  for (const std::string& in : inputs) {
-    fs::path root = in == "-" ? fs::current_path(ec) : fs::path(in);
-    if (in != "-" && !fs::is_directory(root, ec)) root = root.parent_path();
-    if (root.empty()) root = fs::current_path(ec);
-    roots.push_back(fs::weakly_canonical(root, ec));
-  }
-  if (inputs.empty()) roots.push_back(fs::current_path(ec));
-  return [roots](const std::string& path, const LaunchCommand& cmd) -> Result<std::string> {
-    std::error_code err;
-    fs::path p(path);
-    if (p.is_relative()) {
-      const fs::path base = cmd.file.empty() || !fs::exists(cmd.file, err) ? fs::current_path(err) : fs::path(cmd.file).parent_path();
-      p = base / p;
-    }
-    const fs::path canonical = fs::weakly_canonical(p, err);
-    const bool inside = std::any_of(roots.begin(), roots.end(), [&](const fs::path& root) {
-      const fs::path rel = canonical.lexically_relative(root);
-      return !rel.empty() && *rel.begin() != "..";
-    });
-    if (!inside)
-      return Error{ErrorCode::invalid_argument,
-                   fmt::format("{} is outside the checked files' directories; attnsel reads only files inside them", path),
-                   path, {}, {}};
-    return read_input_file(canonical.string());
-  };
-}
 
 // Every input through the library's bounded reader (64 MiB, regular files only, errno in the message).
 std::optional<std::string> read_bounded(const std::string& path, std::string& problem) {
@@ -207,23 +172,6 @@ std::string hint_where(const std::string& file, const ContextHint& h) {
   return fmt::format("{}:{} ({}: {})", file, h.line, h.source, h.text);
 }
 
-// The newest release a built-in generation of `engine` is known to cover ("v0.5.3 to v0.5.9"),
-// else its `since`.
-std::optional<ReleaseVersion> newest_known_release(const std::string& engine) {
-  auto gens = builtin_generations();
-  if (!gens) return std::nullopt;
-  std::optional<ReleaseVersion> newest;
-  for (const MatrixGeneration& g : *gens) {
-    if (g.engine != engine) continue;
-    std::optional<ReleaseVersion> top = g.since;
-    const std::size_t to = g.label.rfind(" to v");
-    if (to != std::string::npos)
-      if (auto upper = parse_release(g.label.substr(to + 5))) top = *upper;
-    if (!newest || *newest < *top) newest = top;
-  }
-  return newest;
-}
-
 int run_check(const CheckArgs& a, bool after_separator) {
   std::optional<std::string> gpu = a.gpu;
   if (!gpu)
@@ -333,7 +281,7 @@ int run_check(const CheckArgs& a, bool after_separator) {
   if (gpu) targets_for(*gpu);  // a bad --gpu is a usage error before anything is checked
   CheckOptions options;
   options.strict = a.strict;
-  options.read_config = tree_reader(after_separator ? std::vector<std::string>{} : a.inputs);
+  options.read_config = config_reader_within(after_separator ? std::vector<std::string>{} : a.inputs);
   // `sglang generate` and `--model-type diffusion` commands: the diffusion profile (--matrix
   // replaces only the LLM one).
   if (auto diffusion = builtin_matrix("sglang-diffusion", std::nullopt)) options.diffusion_matrix = *diffusion;

@@ -45,6 +45,10 @@ using Command = std::function<std::optional<int>()>;
 
 // --color always|never, else (auto) a terminal with NO_COLOR unset or empty and TERM not dumb.
 bool use_color();
+// How the default engine's first launcher is typed ("python3 -m MODULE", "PROGRAM SUBCOMMAND"), for
+// examples in messages and the man page; "COMMAND" when there is none.
+std::string launcher_example();
+
 // How wide tables may be: the terminal's width (COLUMNS when set) when stdout is a terminal, else 0
 // (as wide as their content).
 std::size_t output_width();

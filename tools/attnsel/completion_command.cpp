@@ -340,12 +340,14 @@ std::string man_page(const std::vector<CommandSpec>& commands, const std::string
          ".TP\n\\fBATTNSEL_MATRIX\\fR\na matrix file instead of the built\\-in one\n"
          ".TP\n\\fBNO_COLOR\\fR\nset and not empty: no colour\n"
          ".TP\n\\fBGITHUB_STEP_SUMMARY\\fR\nwith check \\-\\-format github, a Markdown report is appended to this file\n";
+  // Examples from the data: the default engine's first launcher and a backend of its matrix.
+  const std::string launcher = launcher_example();
   out += ".SH EXAMPLES\n.nf\n"
          "attnsel \\-\\-gpu sm90 \\-\\-model mla\n"
-         "attnsel explain \\-\\-gpu B200 \\-\\-model deepseek\\-ai/DeepSeek\\-V3 \\-\\-attention\\-backend trtllm_mla\n"
-         "attnsel \\-\\-engine vllm \\-\\-gpu H100 \\-\\-model Qwen/Qwen3\\-8B \\-\\-json\n"
-         "attnsel check \\-\\-gpu sm90,sm100 deploy/ Dockerfile\n"
-         "attnsel check \\-\\-gpu H100 \\-\\- python3 \\-m sglang.launch_server \\-\\-model\\-path M \\-\\-attention\\-backend fa3\n"
+         "attnsel explain \\-\\-gpu B200 \\-\\-model deepseek\\-ai/DeepSeek\\-V3\n"
+         "attnsel \\-\\-gpu H100 \\-\\-model mha \\-\\-format json\n"
+         "attnsel check \\-\\-gpu sm90,sm100 deploy/ Dockerfile\n" +
+         fmt::format("attnsel check \\-\\-gpu H100 \\-\\- {} ...\n", roff(launcher)) +
          "attnsel matrix diff 0.5.3 latest \\-\\-exit\\-code\n"
          ".fi\n";
   out += ".SH SEE ALSO\n\\fBnvidia\\-smi\\fR(1); https://github.com/sgl\\-project/sglang\n";

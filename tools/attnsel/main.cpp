@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnsel/input.hpp"
+#include "attnsel/profile.hpp"
 #include "attnsel/render.hpp"
 #include "attnsel/suggest.hpp"
 #include "attnsel/version.hpp"
@@ -66,7 +67,8 @@ void reject_leftovers(const std::vector<CLI::App*>& apps, const std::vector<CLI:
         e.suggestion = closest_name(flag, e.choices);
         e.message = fmt::format("unknown option for `{}`", command_path(app));
         if (app->get_name() == "check" && e.suggestion.empty())
-          e.message += "; a launch command to check goes after --: attnsel check --gpu sm90 -- python3 -m sglang.launch_server ...";
+          e.message += fmt::format("; a launch command to check goes after --: attnsel check --gpu sm90 -- {} ...",
+                                   launcher_example());
       } else {
         e.where = app->get_parent() ? command_path(app).substr(command_path(app).find(' ') + 1) : std::string();
         e.choices = subcommand_names(app);
@@ -126,6 +128,18 @@ bool use_color() {
   if (color_choice == "always") return true;
   if (color_choice == "never") return false;
   return color_wanted(isatty(STDOUT_FILENO));
+}
+
+std::string launcher_example() {
+  auto matrix = builtin_matrix();
+  for (const Launcher& l : builtin_launchers()) {
+    if (!matrix || l.engine != (*matrix)->info().engine) continue;
+    if (!l.module.empty()) return "python3 -m " + l.module;
+    std::string out = l.program;
+    for (const std::string& word : l.subcommand) out += " " + word;
+    return out;
+  }
+  return "COMMAND";
 }
 
 std::size_t output_width() {
