@@ -3,7 +3,11 @@
 // equal objects, field by field; the library really uses the image; a broken blob is an error.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "attnsel/catalog.hpp"
 #include "attnsel/matrix.hpp"
@@ -96,16 +100,64 @@ TEST(MatrixImage, EveryProfileEqualsItsJson) {
     ASSERT_TRUE(from_json) << from_json.error().describe();
     const auto from_image = image::profile(path);
     ASSERT_NE(from_image, nullptr);
-    EXPECT_EQ(image::serialize(*from_image), image::serialize(**from_json));
+    // Every grammar, decoded here one by one (the image decodes them on first use) ...
     ASSERT_EQ(from_image->grammars.size(), (*from_json)->grammars.size());
-    for (std::size_t g = 0; g < from_image->grammars.size(); ++g)
-      EXPECT_EQ(from_image->grammars[g].option_names(), (*from_json)->grammars[g].option_names());
+    for (std::size_t g = 0; g < from_image->grammars.size(); ++g) {
+      const Grammar& decoded = from_image->grammars[g];
+      EXPECT_TRUE(from_image->grammars.decoded(g));
+      EXPECT_EQ(decoded.option_names(), (*from_json)->grammars[g].option_names());
+      EXPECT_EQ(decoded.name, from_image->grammars.name(g));
+      EXPECT_EQ(decoded.since, from_image->grammars.since(g));
+    }
+    // ... and the whole profile, every grammar's every field.
+    EXPECT_EQ(image::serialize(*from_image), image::serialize(**from_json));
     auto builtin = builtin_profile((*from_json)->engine);
     ASSERT_TRUE(builtin);
     EXPECT_EQ(image::serialize(**builtin), image::serialize(**from_json));
   }
   // builtin_profiles() and builtin_profile() hand out the same objects.
   for (const auto& p : builtin_profiles()) EXPECT_EQ(*builtin_profile(p->engine), p);
+}
+
+// A built-in profile decodes only the grammars asked for; the sglang profile has several.
+TEST(MatrixImage, AProfileDecodesOnlyTheGrammarAskedFor) {
+  const auto p = image::profile("engines/sglang/profile.json");
+  ASSERT_NE(p, nullptr);
+  ASSERT_GE(p->grammars.size(), 2u);
+  for (std::size_t g = 0; g < p->grammars.size(); ++g) EXPECT_FALSE(p->grammars.decoded(g)) << g;
+  const Grammar* newest = p->grammar("");
+  ASSERT_NE(newest, nullptr);
+  EXPECT_FALSE(newest->flags.empty());
+  std::size_t decoded = 0;
+  for (std::size_t g = 0; g < p->grammars.size(); ++g) decoded += p->grammars.decoded(g) ? 1 : 0;
+  EXPECT_EQ(decoded, 1u);
+  EXPECT_EQ(p->grammar(""), newest);  // once: the same object the second time
+}
+
+// Many threads asking for the grammars of a fresh profile at once decode each once, to the JSON's
+// (tests/threads_test.cpp's TSan run sees any race here).
+TEST(MatrixImage, GrammarsDecodeOnceAcrossThreads) {
+  for (const std::string& path : detail::builtin_profile_paths()) {
+    SCOPED_TRACE(path);
+    auto from_json = detail::load_builtin_profile_json(path);
+    ASSERT_TRUE(from_json);
+    const auto p = image::profile(path);
+    ASSERT_NE(p, nullptr);
+    std::vector<std::vector<const Grammar*>> seen(4);
+    std::vector<std::thread> threads;
+    for (std::size_t t = 0; t < seen.size(); ++t)
+      threads.emplace_back([&p, &seen, t] {
+        for (std::size_t g = 0; g < p->grammars.size(); ++g) {
+          const std::size_t at = (g + t) % p->grammars.size();  // each thread in another order
+          seen[t].push_back(p->grammar(p->grammars.name(at), p->grammars.since(at)));
+        }
+      });
+    for (std::thread& t : threads) t.join();
+    for (std::size_t t = 1; t < seen.size(); ++t)
+      for (const Grammar* g : seen[t])
+        EXPECT_NE(std::find(seen[0].begin(), seen[0].end(), g), seen[0].end());
+    EXPECT_EQ(image::serialize(*p), image::serialize(**from_json));
+  }
 }
 
 TEST(MatrixImage, TheGenerationListEqualsItsJson) {
@@ -144,8 +196,14 @@ TEST(MatrixImage, TheEncodingSeesADeepChange) {
   EngineProfile copy = **profile;
   ASSERT_FALSE(copy.grammars.empty());
   ASSERT_FALSE(copy.grammars.back().flags.empty());
+  const std::string before = image::serialize(**profile);
   copy.grammars.back().flags.back().unset_values.push_back("auto");
-  EXPECT_NE(image::serialize(copy), image::serialize(**profile));
+  EXPECT_NE(image::serialize(copy), before);
+  EXPECT_EQ(image::serialize(**profile), before);  // the copy changed, not the grammar it shared
+
+  // A grammar of a decoded profile that does not decode is an error, not a crash.
+  const std::string bytes = image::serialize(**profile);
+  for (std::size_t cut : {bytes.size() / 2, bytes.size() - 1}) EXPECT_FALSE(image::deserialize_profile(bytes.substr(0, cut)));
 }
 
 TEST(MatrixImage, RoundTripsThroughItsEncoding) {

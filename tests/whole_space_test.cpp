@@ -192,5 +192,47 @@ TEST(WholeSpace, ReportsDeadRulesAndUnreachableBackends) {
   EXPECT_TRUE(j["consistent"].get<bool>());
 }
 
+// On several threads the sweep reports exactly what one thread does: the same problems in the same
+// order with the same counts and first examples, the same dead entries and backends, byte for byte.
+TEST(WholeSpace, ThreadsDoNotChangeTheReport) {
+  auto same_on_threads = [](const std::shared_ptr<const Matrix>& m, LintOptions o, std::vector<std::size_t> counts) {
+    o.threads = 1;
+    const LintReport one = lint_matrix(m, *catalog(), o);
+    const std::string expected = render_lint_json(one, 0);
+    for (std::size_t threads : counts) {
+      SCOPED_TRACE(threads);
+      o.threads = threads;
+      const LintReport r = lint_matrix(m, *catalog(), o);
+      EXPECT_EQ(render_lint_json(r, 0), expected);
+      EXPECT_EQ(r.fired, one.fired);
+    }
+    return one;
+  };
+  LintOptions o;
+  o.cuda_versions = {"12.9"};
+  o.topks = {0, 1};
+  auto generations = builtin_generations();
+  ASSERT_TRUE(generations.ok());
+  std::vector<std::string> engines;
+  for (const auto& g : *generations)
+    if (std::find(engines.begin(), engines.end(), g.engine) == engines.end()) engines.push_back(g.engine);
+  ASSERT_GE(engines.size(), 2u);
+  for (const std::string& engine : engines) {
+    SCOPED_TRACE(engine);
+    auto matrix = builtin_matrix(engine);
+    ASSERT_TRUE(matrix.ok()) << matrix.error().describe();
+    same_on_threads(*matrix, o, {2});
+  }
+  // Problems in many configurations, fewer kept than found: counts and first examples merge.
+  json m = sglang();
+  m["rules"].push_back(rule("broken-explicit-fa3", "error", {{"backend", "fa3"}, {"backend_explicit", true}}));
+  m["rules"].push_back(rule("broken-explicit-fa3-page", "warning",
+                            {{"backend", "flashinfer"}, {"backend_explicit", true}, {"not", {{"page_size", 64}}}},
+                            {{"page_size", 64}}));
+  o.max_examples = 3;
+  const LintReport r = same_on_threads(load(m), o, {2, 3, 7});
+  EXPECT_GT(r.problems.size(), 1u) << problems(r);
+}
+
 }  // namespace
 }  // namespace attnsel

@@ -41,6 +41,9 @@ struct LintOptions {
   // When automatic selection fails, try every explicit combination of backends (every slot, every phase).
   bool search_missed = true;
   std::size_t max_examples = 20;  // distinct problems kept (one example per distinct problem)
+  // Threads sweeping the space; 0: one per core (std::thread::hardware_concurrency()). The report is
+  // the same whatever the count.
+  std::size_t threads = 0;
 };
 
 enum class LintProblemKind : std::uint8_t {
@@ -88,7 +91,7 @@ struct LintReport {
   ATTNSEL_API std::size_t dead_count() const;
 };
 
-// Sweeps the space. Pure: no I/O, no clock; callers time it.
+// Sweeps the space, on options.threads threads. Pure: no I/O, no clock; callers time it.
 ATTNSEL_API LintReport lint_matrix(const std::shared_ptr<const Matrix>& matrix, const Catalog& catalog,
                                    const LintOptions& options = {});
 

@@ -3,8 +3,10 @@
 // each one's arguments. The C++ knows no engine by name; everything here comes from the data.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -92,6 +94,61 @@ struct Grammar {
   std::vector<std::pair<std::string, std::size_t>> index;
 };
 
+// An engine's grammars, per launcher grammar name, newest `since` last. Reads like a
+// std::vector<Grammar>; a grammar may be decoded on first use (the built-in profiles decode from
+// the compiled image only the grammar asked for), once per process and thread-safe. A copy shares
+// the decoded grammars; changing one through a non-const access changes only that list.
+class ATTNSEL_API GrammarList {
+ public:
+  class const_iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = Grammar;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const Grammar*;
+    using reference = const Grammar&;
+    const_iterator() = default;
+    const_iterator(const GrammarList* list, std::size_t at) : list_(list), at_(at) {}
+    reference operator*() const { return (*list_)[at_]; }
+    pointer operator->() const { return &(*list_)[at_]; }
+    const_iterator& operator++() { ++at_; return *this; }
+    const_iterator operator++(int) { const_iterator before = *this; ++at_; return before; }
+    bool operator==(const const_iterator& o) const { return at_ == o.at_ && list_ == o.list_; }
+    bool operator!=(const const_iterator& o) const { return !(*this == o); }
+
+   private:
+    const GrammarList* list_ = nullptr;
+    std::size_t at_ = 0;
+  };
+
+  std::size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+  // The grammar, decoded if it was not yet.
+  const Grammar& operator[](std::size_t i) const;
+  Grammar& operator[](std::size_t i);
+  const Grammar& front() const { return (*this)[0]; }
+  const Grammar& back() const { return (*this)[size() - 1]; }
+  Grammar& back() { return (*this)[size() - 1]; }
+  const_iterator begin() const { return {this, 0}; }
+  const_iterator end() const { return {this, size()}; }
+
+  // A grammar's name and `since` without decoding it.
+  const std::string& name(std::size_t i) const;
+  const std::string& since(std::size_t i) const;
+  // Whether the grammar has been decoded (for tests and measurements).
+  bool decoded(std::size_t i) const;
+
+  void push_back(Grammar g);
+  // A grammar decoded on first use: `decode` runs once, in whichever thread asks first, and must
+  // return a grammar of this name and `since`.
+  void push_back_lazy(std::string name, std::string since, std::function<Grammar()> decode);
+
+ private:
+  struct Entry;
+  Entry& own(std::size_t i);
+  std::vector<std::shared_ptr<Entry>> entries_;
+};
+
 // A value vocabulary: the engine's spellings, each mapped to attnsel's name or to none
 // (the engine accepts it, attnsel has no data for it).
 struct Vocabulary {
@@ -123,7 +180,7 @@ struct EngineProfile {
   std::string source;
   std::string origin;  // where it was loaded from: "built-in:engines/<engine>/profile.json", a path
   std::vector<Launcher> launchers;
-  std::vector<Grammar> grammars;  // per launcher grammar name, newest `since` last
+  GrammarList grammars;  // per launcher grammar name, newest `since` last
   std::vector<Vocabulary> vocabularies;
   SpeculativeDefaults speculative;
   // Another engine takes over when a field has this value (`--model-type diffusion`).

@@ -7,9 +7,14 @@
 
 #include <algorithm>
 #include <array>
-#include <utility>
+#include <atomic>
+#include <exception>
+#include <limits>
 #include <map>
+#include <memory>
+#include <thread>
 #include <unordered_map>
+#include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -107,6 +112,13 @@ std::vector<std::string> outside_space(std::uint32_t uses, const LintOptions& o)
   return out;
 }
 
+// Configurations by their position in the space: [begin, end).
+struct Range {
+  std::size_t begin, end;
+};
+constexpr Range kAll{0, std::numeric_limits<std::size_t>::max()};
+constexpr Range kNone{std::numeric_limits<std::size_t>::max(), std::numeric_limits<std::size_t>::max()};
+
 class Linter {
  public:
   Linter(const std::shared_ptr<const Matrix>& matrix, const LintOptions& o) : matrix_(matrix), m_(*matrix), o_(o) {
@@ -123,17 +135,88 @@ class Linter {
   void run(const std::vector<LintDevice>& devices, const std::vector<LintModel>& models) {
     report_.devices = devices.size();
     report_.models = models.size();
-    for_each_case(devices, models, [&](const Request& r, const std::string& args) {
-      check(r, args);
-      return true;
-    });
+    const std::size_t total = for_each_case(devices, models, kNone, [](const Request&, const std::string&) { return true; });
+    std::size_t threads = o_.threads != 0 ? o_.threads : std::max<std::size_t>(1, std::thread::hardware_concurrency());
+    threads = std::min(threads, total);
+    if (threads <= 1) {
+      sweep(devices, models, 0, total);
+    } else {
+      // Contiguous chunks, handed out as workers free up; each has its own partial report, merged in
+      // the order of the space: the same report as one thread's.
+      const std::size_t chunks = std::min(total, threads * 16);
+      std::vector<std::unique_ptr<Linter>> parts(chunks);
+      std::atomic<std::size_t> next{0};
+      std::vector<std::exception_ptr> failures(threads);
+      auto work = [&](std::size_t worker) {
+        try {
+          for (std::size_t c = next++; c < chunks; c = next++) {
+            auto part = std::make_unique<Linter>(matrix_, o_);
+            part->sweep(devices, models, total * c / chunks, total * (c + 1) / chunks);
+            parts[c] = std::move(part);
+          }
+        } catch (...) {
+          failures[worker] = std::current_exception();
+          next = chunks;
+        }
+      };
+      std::vector<std::thread> workers;
+      for (std::size_t w = 1; w < threads; ++w) workers.emplace_back(work, w);
+      work(0);
+      for (std::thread& t : workers) t.join();
+      for (const std::exception_ptr& e : failures)
+        if (e) std::rethrow_exception(e);
+      for (auto& part : parts) merge(std::move(*part));
+    }
     hybrid_pass(devices, models);
     finish();
   }
 
-  // Calls f(request, attnsel arguments) for every configuration of the space while f returns true.
+  // Checks the configurations [begin, end) of the space.
+  void sweep(const std::vector<LintDevice>& devices, const std::vector<LintModel>& models, std::size_t begin, std::size_t end) {
+    for_each_case(devices, models, {begin, end}, [&](const Request& r, const std::string& args) {
+      check(r, args);
+      return true;
+    });
+  }
+
+  // A part of the space that covered the configurations just after this one's.
+  void merge(Linter&& part) {
+    LintReport& p = part.report_;
+    report_.configurations += p.configurations;
+    report_.selections += p.selections;
+    report_.auto_valid += p.auto_valid;
+    report_.auto_invalid += p.auto_invalid;
+    report_.replay_rejected += p.replay_rejected;
+    report_.replay_differs += p.replay_differs;
+    report_.missed += p.missed;
+    report_.engine_errors += p.engine_errors;
+    for (LintProblem& problem : p.problems) {
+      auto key = std::make_pair(problem.kind, problem.detail);
+      if (auto it = problem_index_.find(key); it != problem_index_.end()) {
+        report_.problems[it->second].count += problem.count;
+        continue;
+      }
+      problem_index_.emplace(std::move(key), report_.problems.size());
+      report_.problems.push_back(std::move(problem));
+    }
+    for (std::size_t i = 0; i < tracked_.size(); ++i) tracked_[i].fired = tracked_[i].fired || part.tracked_[i].fired;
+    for (std::size_t b = 0; b < chosen_auto_.size(); ++b) {
+      chosen_auto_[b] = chosen_auto_[b] || part.chosen_auto_[b];
+      for (std::size_t ph = 0; ph < valid_[b].size(); ++ph) valid_[b][ph] = valid_[b][ph] || part.valid_[b][ph];
+    }
+  }
+
+  // Calls f(request, attnsel arguments) for every configuration of the space in `range` while f
+  // returns true; returns the position after the last configuration visited (with kNone: the size
+  // of the space).
   template <class F>
-  void for_each_case(const std::vector<LintDevice>& devices, const std::vector<LintModel>& models, F&& f) const {
+  std::size_t for_each_case(const std::vector<LintDevice>& devices, const std::vector<LintModel>& models, F&& f) const {
+    return for_each_case(devices, models, kAll, std::forward<F>(f));
+  }
+  template <class F>
+  std::size_t for_each_case(const std::vector<LintDevice>& devices, const std::vector<LintModel>& models, Range range,
+                            F&& f) const {
+    std::size_t at = 0;
     for (const auto& d : devices)
       for (const auto& model : models)
         for (bool deterministic : {false, true}) {
@@ -143,6 +226,9 @@ class Linter {
               for (const auto& page : o_.page_sizes)
                 for (bool sw : {false, true}) {
                   if (!sw && model.traits.sliding_window) continue;  // the model's own trait: one case
+                  const std::size_t position = at++;
+                  if (position < range.begin) continue;
+                  if (position >= range.end) return position;
                   Request r;
                   r.device = d.info;
                   r.model = model.traits;
@@ -157,9 +243,10 @@ class Linter {
                   if (page) args += fmt::format(" --page-size {}", *page);
                   if (sw && !model.traits.sliding_window) args += " --sliding-window";
                   if (deterministic) args += " --enable-deterministic-inference";
-                  if (!f(r, args)) return;
+                  if (!f(r, args)) return at;
                 }
         }
+    return at;
   }
 
   LintReport take() { return std::move(report_); }

@@ -132,13 +132,20 @@ class Reader {
     // Every element takes at least a byte: a count beyond what is left is a broken blob.
     if (n > static_cast<std::size_t>(end_ - p_)) throw Malformed("a count larger than the data left");
   }
-  void string(std::string& s) {
+  void string(std::string& s) { s = std::string(bytes()); }
+  // A length-prefixed run of bytes, not copied.
+  std::string_view bytes() {
     std::size_t n = 0;
     count(n);
-    s = std::string(p_, n);
+    const std::string_view out(p_, n);
     p_ += n;
+    return out;
   }
   bool at_end() const { return p_ == end_; }
+
+  // Non-empty: the data path of the built-in profile being read from the embedded blob (which lives
+  // as long as the process); its grammars then decode on first use.
+  std::string lazy_profile;
 
  private:
   void need(std::size_t bytes) const {
@@ -167,6 +174,8 @@ template <class A, class E>
 void io(A& a, EnumSet<E>& s);
 template <class A, class T, std::size_t N>
 void io(A& a, T (&array)[N]);
+template <class A>
+void io(A& a, GrammarList& list);
 
 template <class A, class... T>
 void fields(A& a, T&... members) {
@@ -407,6 +416,52 @@ Result<std::shared_ptr<const T>> decode_shared(std::string_view bytes, const cha
   return std::shared_ptr<const T>(std::move(value));
 }
 
+// A profile's grammars: each {name, since, length-prefixed encoding}, so that one decodes without
+// the others.
+Grammar decode_grammar(std::string_view bytes, const std::string& name, const std::string& since,
+                       const std::string& profile_path, std::size_t position) {
+  Grammar g;
+  if (!decode_into(bytes, g, "grammar") && g.name == name && g.since == since) return g;
+  // A broken image: the grammar from its JSON, as the library reads it without an image.
+  if (auto from_json = detail::load_builtin_profile_json(profile_path); from_json && position < (*from_json)->grammars.size())
+    return (*from_json)->grammars[position];
+  Grammar unknown;  // never expected: the build's tests decode every grammar
+  unknown.name = name;
+  unknown.since = since;
+  unknown.complete = false;
+  return unknown;
+}
+
+template <class A>
+void io(A& a, GrammarList& list) {
+  std::size_t n = list.size();
+  a.count(n);
+  if constexpr (A::reading) {
+    list = GrammarList();
+    for (std::size_t i = 0; i < n; ++i) {
+      std::string name, since;
+      fields(a, name, since);
+      const std::string_view body = a.bytes();
+      if (!a.lazy_profile.empty()) {
+        list.push_back_lazy(name, since, [body, name, since, path = a.lazy_profile, i] {
+          return decode_grammar(body, name, since, path, i);
+        });
+        continue;
+      }
+      Grammar g;
+      if (auto error = decode_into(body, g, "grammar")) throw Malformed(error->message);
+      if (g.name != name || g.since != since) throw Malformed("a grammar whose name or release differs from its entry");
+      list.push_back(std::move(g));
+    }
+  } else {
+    const GrammarList& grammars = list;  // const: reading decodes, never copies
+    for (const Grammar& g : grammars) {
+      std::string name = g.name, since = g.since, body = encode(g);
+      fields(a, name, since, body);
+    }
+  }
+}
+
 // ---- the directory of sections ----
 
 struct Entry {
@@ -534,8 +589,17 @@ std::shared_ptr<const Catalog> catalog() {
 std::shared_ptr<const EngineProfile> profile(std::string_view path) {
   const Entry* e = find(Section::profile, path);
   if (e == nullptr) return nullptr;
-  auto decoded = deserialize_profile(e->bytes);
-  return decoded ? *decoded : nullptr;
+  // Everything but the grammars now; each grammar when first asked for (a CLI run uses one of ~5).
+  auto value = std::make_shared<EngineProfile>();
+  try {
+    Reader r(e->bytes);
+    r.lazy_profile = std::string(path);
+    io(r, *value);
+    if (!r.at_end()) return nullptr;
+  } catch (const Malformed&) {
+    return nullptr;
+  }
+  return value;
 }
 
 std::string serialize(const Matrix& m) { return encode(m); }

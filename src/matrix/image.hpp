@@ -5,8 +5,10 @@
 //
 // Layout (integers little-endian): "ATNSIMG\0", u32 format version, u32 section count, then per
 // section {u8 kind, string name, u32 offset, u32 size}, then the sections. A string is a u32 length
-// and its bytes; a vector a u32 count and its elements; an optional a u8 flag and its value. Each
-// type's fields are listed once, in image.cpp, for both directions.
+// and its bytes; a vector a u32 count and its elements; an optional a u8 flag and its value. A
+// profile's grammars are a u32 count, then per grammar its name, its `since` and its encoding as a
+// string, so that each decodes alone, on first use. Each type's fields are listed once, in
+// image.cpp, for both directions.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +28,7 @@ namespace image {
 
 // Bumped whenever the layout or a serialized type changes; a blob of another version is ignored
 // (the library then parses the JSON, as without an image).
-inline constexpr std::uint32_t kFormatVersion = 1;
+inline constexpr std::uint32_t kFormatVersion = 2;
 
 // The blob compiled into the library (generated/matrix_image.cpp); empty in tools/matrix_image,
 // which builds the blob from the JSON.
@@ -41,7 +43,8 @@ Result<std::string> encode_builtin();
 std::optional<std::vector<MatrixGeneration>> generations();
 std::shared_ptr<const Matrix> matrix(std::string_view file);
 std::shared_ptr<const Catalog> catalog();
-// A built-in profile by its data path ("engines/sglang/profile.json").
+// A built-in profile by its data path ("engines/sglang/profile.json"); its grammars decode on
+// first use (deserialize_profile decodes them at once).
 std::shared_ptr<const EngineProfile> profile(std::string_view path);
 
 // The canonical encoding of one object: equal bytes mean equal objects, field by field.

@@ -2,6 +2,7 @@
 #include "attnsel/profile.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -331,7 +332,8 @@ EngineProfile read_profile(const json& j, const std::string& origin, const Profi
       detail::fail("/launchers", fmt::format("launcher '{}' names grammar '{}', which the profile does not have", l.label, l.grammar));
   // Bindings name a flag by its spellings across releases (and deprecated aliases declared as
   // flags of their own); each grammar binds what it has.
-  for (Grammar& g : p.grammars)
+  for (std::size_t i = 0; i < p.grammars.size(); ++i) {
+    Grammar& g = p.grammars[i];
     for (const Binding& b : bindings)
       for (const std::string& name : b.flags) {
         const GrammarFlag* found = g.exact(name);
@@ -342,10 +344,79 @@ EngineProfile read_profile(const json& j, const std::string& origin, const Profi
         f.upper_case = f.upper_case || b.upper_case;
         f.unset_values.insert(f.unset_values.end(), b.unset_values.begin(), b.unset_values.end());
       }
+  }
   return p;
 }
 
 }  // namespace
+
+// ---- the grammar list ----
+
+struct GrammarList::Entry {
+  std::string name, since;
+  std::function<Grammar()> decode;  // empty for a grammar given decoded
+  std::once_flag once;
+  std::atomic<bool> done{false};
+  Grammar grammar;
+
+  const Grammar& get() {
+    std::call_once(once, [this] {
+      if (decode) {
+        grammar = decode();
+        decode = nullptr;
+      }
+      done.store(true, std::memory_order_release);
+    });
+    return grammar;
+  }
+};
+
+const Grammar& GrammarList::operator[](std::size_t i) const { return entries_[i]->get(); }
+
+Grammar& GrammarList::operator[](std::size_t i) { return own(i).grammar; }
+
+// Once decoded, the grammar's own (a non-const access may have changed them).
+const std::string& GrammarList::name(std::size_t i) const {
+  const Entry& e = *entries_[i];
+  return e.done.load(std::memory_order_acquire) ? e.grammar.name : e.name;
+}
+const std::string& GrammarList::since(std::size_t i) const {
+  const Entry& e = *entries_[i];
+  return e.done.load(std::memory_order_acquire) ? e.grammar.since : e.since;
+}
+bool GrammarList::decoded(std::size_t i) const { return entries_[i]->done.load(std::memory_order_acquire); }
+
+void GrammarList::push_back(Grammar g) {
+  auto e = std::make_shared<Entry>();
+  e->name = g.name;
+  e->since = g.since;
+  e->grammar = std::move(g);
+  e->get();
+  entries_.push_back(std::move(e));
+}
+
+void GrammarList::push_back_lazy(std::string name, std::string since, std::function<Grammar()> decode) {
+  auto e = std::make_shared<Entry>();
+  e->name = std::move(name);
+  e->since = std::move(since);
+  e->decode = std::move(decode);
+  entries_.push_back(std::move(e));
+}
+
+// A list about to be changed: its entry decoded, and its own (copies share entries).
+GrammarList::Entry& GrammarList::own(std::size_t i) {
+  std::shared_ptr<Entry>& e = entries_[i];
+  e->get();
+  if (e.use_count() > 1) {
+    auto copy = std::make_shared<Entry>();
+    copy->name = e->name;
+    copy->since = e->since;
+    copy->grammar = e->grammar;
+    copy->get();
+    e = std::move(copy);
+  }
+  return *e;
+}
 
 // ---- lookups ----
 
@@ -389,16 +460,19 @@ const Grammar* EngineProfile::grammar(std::string_view name, std::string_view re
   if (name.empty() && !launchers.empty()) name = launchers.front().grammar;
   // The newest grammar not newer than the release; the oldest for an older release; the newest without one.
   const std::optional<ReleaseVersion> wanted = release.empty() ? std::nullopt : parse_release(release);
-  const Grammar *fitting = nullptr, *oldest = nullptr;
+  // Chosen by name and `since` alone: only the grammar returned is decoded.
+  constexpr std::size_t none = static_cast<std::size_t>(-1);
+  std::size_t fitting = none, oldest = none;
   ReleaseVersion fitting_since{}, oldest_since{};
-  for (const Grammar& g : grammars) {
-    if (g.name != name) continue;
-    const ReleaseVersion since = parse_release(g.since).value_or(ReleaseVersion{});
-    if (!oldest || since < oldest_since) oldest = &g, oldest_since = since;
+  for (std::size_t i = 0; i < grammars.size(); ++i) {
+    if (grammars.name(i) != name) continue;
+    const ReleaseVersion since = parse_release(grammars.since(i)).value_or(ReleaseVersion{});
+    if (oldest == none || since < oldest_since) oldest = i, oldest_since = since;
     if (wanted && *wanted < since) continue;
-    if (!fitting || fitting_since < since) fitting = &g, fitting_since = since;
+    if (fitting == none || fitting_since < since) fitting = i, fitting_since = since;
   }
-  return fitting ? fitting : oldest;
+  if (fitting != none) return &grammars[fitting];
+  return oldest != none ? &grammars[oldest] : nullptr;
 }
 
 const Vocabulary* EngineProfile::vocabulary(std::string_view name) const {
