@@ -7,6 +7,7 @@
 
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "attnsel/catalog.hpp"
@@ -63,6 +64,31 @@ TEST(MatrixImage, EveryGenerationEqualsItsJson) {
     for (BackendId b = 0; b < from_image->backends().size(); ++b)
       EXPECT_EQ(from_image->backend_rules(b).size(), (*from_json)->backend_rules(b).size());
   }
+}
+
+// `attnsel --version` reads only a matrix's info: the image's prefix equals the whole matrix's info.
+TEST(MatrixImage, AMatrixInfoDecodesAloneAndEqualsTheMatrixs) {
+  const auto same = [](const MatrixInfo& a, const MatrixInfo& b) {
+    return std::tie(a.engine, a.title, a.version, a.engine_version, a.schema_version, a.paged_kv_cache, a.any_model,
+                    a.description, a.source, a.origin, a.extends) ==
+           std::tie(b.engine, b.title, b.version, b.engine_version, b.schema_version, b.paged_kv_cache, b.any_model,
+                    b.description, b.source, b.origin, b.extends);
+  };
+  for (const std::string& file : generation_files()) {
+    SCOPED_TRACE(file);
+    auto from_json = detail::load_builtin_matrix_json(file);
+    ASSERT_TRUE(from_json) << from_json.error().describe();
+    const auto info = image::matrix_info(file);
+    ASSERT_TRUE(info);
+    EXPECT_TRUE(same(*info, (*from_json)->info()));
+  }
+  EXPECT_FALSE(image::matrix_info("no-such-matrix.json"));
+  auto info = builtin_matrix_info();
+  auto matrix = builtin_matrix();
+  ASSERT_TRUE(info) << info.error().describe();
+  ASSERT_TRUE(matrix) << matrix.error().describe();
+  EXPECT_TRUE(same(*info, (*matrix)->info()));
+  EXPECT_FALSE(info->version.empty());
 }
 
 TEST(MatrixImage, TheCatalogEqualsItsJson) {

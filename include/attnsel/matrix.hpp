@@ -360,5 +360,7 @@ ATTNSEL_API Result<std::shared_ptr<const Matrix>> load_matrix(std::string_view j
 ATTNSEL_API Result<std::shared_ptr<const Matrix>> load_matrix_file(const std::string& path);
 // The default engine's newest built-in matrix (data/matrices.json: sglang, newest generation).
 ATTNSEL_API Result<std::shared_ptr<const Matrix>> builtin_matrix();
+// Its info alone, without loading the matrix where the compiled image has it.
+ATTNSEL_API Result<MatrixInfo> builtin_matrix_info();
 
 }  // namespace attnsel

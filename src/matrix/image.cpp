@@ -579,6 +579,19 @@ std::shared_ptr<const Matrix> matrix(std::string_view file) {
   return decoded ? *decoded : nullptr;
 }
 
+std::optional<MatrixInfo> matrix_info(std::string_view file) {
+  const Entry* e = find(Section::matrix, file);
+  if (e == nullptr) return std::nullopt;
+  try {
+    Reader r(e->bytes);  // the info is a matrix's first field
+    MatrixInfo info;
+    io(r, info);
+    return info;
+  } catch (const Malformed&) {
+    return std::nullopt;
+  }
+}
+
 std::shared_ptr<const Catalog> catalog() {
   const Entry* e = find(Section::catalog, "");
   if (e == nullptr) return nullptr;

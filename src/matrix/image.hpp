@@ -42,6 +42,8 @@ Result<std::string> encode_builtin();
 // the blob has no such section or cannot be read: the caller then loads the JSON.
 std::optional<std::vector<MatrixGeneration>> generations();
 std::shared_ptr<const Matrix> matrix(std::string_view file);
+// Only a matrix's info (engine, version, schema), without decoding the rest (`attnsel --version`).
+std::optional<MatrixInfo> matrix_info(std::string_view file);
 std::shared_ptr<const Catalog> catalog();
 // A built-in profile by its data path ("engines/sglang/profile.json"); its grammars decode on
 // first use (deserialize_profile decodes them at once).

@@ -14,6 +14,7 @@
 #include "core/suggest.hpp"
 #include "matrix/compose.hpp"
 #include "matrix/embedded.hpp"
+#include "matrix/image.hpp"
 #include "matrix/json_reader.hpp"
 
 namespace attnsel {
@@ -853,6 +854,23 @@ Result<std::shared_ptr<const Matrix>> builtin_matrix() {
   for (const auto& g : *generations)
     if (g.default_engine) return builtin_matrix(g.engine);
   return Error{ErrorCode::invalid_matrix, "data/matrices.json names no default engine", "built-in:matrices.json", {}, {}};
+}
+
+Result<MatrixInfo> builtin_matrix_info() {
+  auto generations = builtin_generations();
+  if (!generations) return generations.error();
+  const auto is_default = [](const MatrixGeneration& g) { return g.default_engine; };
+  const auto def = std::find_if(generations->begin(), generations->end(), is_default);
+  if (def == generations->end())
+    return Error{ErrorCode::invalid_matrix, "data/matrices.json names no default engine", "built-in:matrices.json", {}, {}};
+  // As builtin_matrix(engine): generations are listed oldest first, so the engine's last is its newest.
+  const MatrixGeneration* newest = nullptr;
+  for (const auto& g : *generations)
+    if (g.engine == def->engine) newest = &g;
+  if (auto info = image::matrix_info(newest->file)) return *std::move(info);
+  auto m = builtin_matrix_file(newest->file);
+  if (!m) return m.error();
+  return (*m)->info();
 }
 
 }  // namespace attnsel
