@@ -55,6 +55,15 @@ std::size_t output_width();
 // --color auto|always|never on `app` and every subcommand under it.
 void add_color_option(CLI::App& app);
 
+// A subcommand whose options are defined only when it is invoked (CLI11's pre-parse callback) or
+// when the whole definition is read (completions, the man page): `define`, then --color, so the help
+// lists them in the usual order. select and explain repeat the root's 30 options; defining them for
+// every run cost more than the rest of `attnsel --version`.
+void define_options_on_use(CLI::App& app, std::function<void(CLI::App&)> define);
+bool options_on_use(const CLI::App& app);
+// Defines every deferred subcommand's options now.
+void define_all_options();
+
 // Which matrix: --matrix FILE, else ATTNSEL_MATRIX, else the built-in one of --engine (default
 // sglang) for --sglang-version (default: the newest generation).
 struct MatrixChoice {

@@ -364,6 +364,7 @@ Command add_completion_command(CLI::App& app) {
   CLI::App* man = app.add_subcommand("man", "print the man page (roff): attnsel man | man -l -");
   return [&app, completion, man, shell]() -> std::optional<int> {
     if (!*completion && !*man) return std::nullopt;
+    define_all_options();
     std::vector<CommandSpec> commands;
     collect(&app, "", data_values(), commands);
     if (*man) std::cout << man_page(commands, app.get_footer());

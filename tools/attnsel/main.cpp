@@ -159,6 +159,43 @@ void add_color_option(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "always", "never"}));
 }
 
+namespace {
+
+struct DeferredOptions {
+  CLI::App* app;
+  std::function<void(CLI::App&)> define;
+  bool defined = false;
+  void run() {
+    if (defined) return;
+    defined = true;
+    define(*app);
+    add_color_option(*app);
+  }
+};
+
+// One CLI per process: the deferred definitions live as long as it does.
+std::vector<std::shared_ptr<DeferredOptions>>& deferred_options() {
+  static std::vector<std::shared_ptr<DeferredOptions>> all;
+  return all;
+}
+
+}  // namespace
+
+void define_options_on_use(CLI::App& app, std::function<void(CLI::App&)> define) {
+  auto d = std::make_shared<DeferredOptions>(DeferredOptions{&app, std::move(define)});
+  deferred_options().push_back(d);
+  app.preparse_callback([d](std::size_t) { d->run(); });
+}
+
+bool options_on_use(const CLI::App& app) {
+  const auto& all = deferred_options();
+  return std::any_of(all.begin(), all.end(), [&app](const auto& d) { return d->app == &app; });
+}
+
+void define_all_options() {
+  for (const auto& d : deferred_options()) d->run();
+}
+
 void FormatChoice::add_options(CLI::App& app, const std::vector<std::string>& formats) {
   format = formats.front();
   std::vector<std::string> accepted = formats;
@@ -221,10 +258,9 @@ int main(int argc, char** argv) {
   using namespace attnsel::cli;
   CLI::App app{"attnsel: pick and check attention backends for SGLang and vLLM before the model loads", "attnsel"};
   app.set_version_flag("--version", [] {  // the library's version and the built-in matrix's
-    auto m = attnsel::builtin_matrix();
+    auto m = attnsel::builtin_matrix_info();
     return std::string("attnsel ") + attnsel::version() + "\nmatrix " +
-           (m ? (*m)->info().engine + " " + (*m)->info().version + " (schema " +
-                    std::to_string((*m)->info().schema_version) + ", built-in)"
+           (m ? m->engine + " " + m->version + " (schema " + std::to_string(m->schema_version) + ", built-in)"
               : "invalid: " + m.error().describe());
   });
   app.require_subcommand(0, 1);
@@ -241,7 +277,7 @@ int main(int argc, char** argv) {
   std::vector<CLI::App*> apps;
   collect_apps(&app, apps);
   for (CLI::App* a : apps) {
-    add_color_option(*a);
+    if (!options_on_use(*a)) add_color_option(*a);  // else with the deferred options, after them
     a->allow_extras();  // typos are named by reject_leftovers, with a suggestion
   }
 

@@ -266,9 +266,9 @@ Command add_select_commands(CLI::App& app, std::vector<CLI::App*>& engine_flag_a
   auto exp = std::make_shared<SelectArgs>();
   add_select_options(app, *root);
   CLI::App* select_cmd = app.add_subcommand("select", "plan attention backends and the page size (the default command)");
-  add_select_options(*select_cmd, *sel);
+  define_options_on_use(*select_cmd, [sel](CLI::App& a) { add_select_options(a, *sel); });
   CLI::App* explain_cmd = app.add_subcommand("explain", "the decision, step by step");
-  add_select_options(*explain_cmd, *exp);
+  define_options_on_use(*explain_cmd, [exp](CLI::App& a) { add_select_options(a, *exp); });
   engine_flag_apps.push_back(select_cmd);
   engine_flag_apps.push_back(explain_cmd);
   return [&app, root, sel, exp, select_cmd, explain_cmd]() -> std::optional<int> {
