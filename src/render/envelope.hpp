@@ -9,8 +9,9 @@
 
 namespace attnsel::detail {
 
-// `body`'s keys after the contract's three, as text (invalid UTF-8 replaced, never thrown).
-std::string envelope_text(std::string_view kind, const nlohmann::json& body, int indent);
-std::string envelope_text(std::string_view kind, const nlohmann::ordered_json& body, int indent);
+// `body`'s keys after the contract's three, as text (invalid UTF-8 replaced, never thrown). Pass
+// the body with std::move where it is not needed afterwards: a large one is not copied then.
+std::string envelope_text(std::string_view kind, nlohmann::json body, int indent);
+std::string envelope_text(std::string_view kind, nlohmann::ordered_json body, int indent);
 
 }  // namespace attnsel::detail

@@ -130,7 +130,7 @@ std::string render_matrix_diff(const Matrix& from, const Matrix& to, MatrixForma
       out["changes"].push_back(jc);
     }
     out["count"] = changes.size();
-    return detail::envelope_text("matrix-diff", out, 2) + "\n";
+    return detail::envelope_text("matrix-diff", std::move(out), 2) + "\n";
   }
   const bool md = format == MatrixFormat::markdown;
   std::string out = fmt::format("{}{} {} ({}) -> {} {} ({})\n", md ? "# " : "", from.info().engine, from.info().version,

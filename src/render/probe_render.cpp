@@ -137,7 +137,7 @@ std::string probe_to_json(const ProbeReport& report, int indent) {
   j["warnings"] = report.warnings;
   j["timed_out"] = report.timed_out;
   // Replace, don't throw, on bytes that are not UTF-8 (a driver's name buffer could hold any).
-  return detail::envelope_text("probe", j, indent);
+  return detail::envelope_text("probe", std::move(j), indent);
 }
 
 }  // namespace attnsel

@@ -373,7 +373,7 @@ std::string render_select_json(const std::vector<Selection>& plans, bool trace, 
   body["errors"] = std::move(errors);
   body["warnings"] = std::move(warnings);
   body["devices"] = std::move(devices);
-  return detail::envelope_text("select", body, indent);
+  return detail::envelope_text("select", std::move(body), indent);
 }
 
 std::string render_markdown(const Selection& s) {
