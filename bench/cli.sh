@@ -12,7 +12,10 @@ attnsel=${1:?usage: $0 path/to/attnsel [runs]}
 runs=${2:-300}
 command -v hyperfine >/dev/null || { echo "bench/cli.sh needs hyperfine (apt-get install hyperfine)" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "bench/cli.sh needs python3" >&2; exit 2; }
-[ -x /usr/bin/time ] || echo "bench/cli.sh: no /usr/bin/time (apt-get install time): peak RSS is not measured" >&2
+# GNU time for peak RSS: /usr/bin/time, else a `time` executable on PATH (a copy carried to a host without it).
+gnu_time=/usr/bin/time
+[ -x "$gnu_time" ] || gnu_time=$(type -P time || true)
+[ -n "$gnu_time" ] || echo "bench/cli.sh: no GNU time (apt-get install time): peak RSS is not measured" >&2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -26,11 +29,11 @@ hyperfine -N --warmup 30 --runs "$runs" --style basic --export-json "$tmp/times.
 
 # Peak RSS: the largest of several runs, as GNU time reports it (%M). A child forked from this
 # Python process would count Python's own pages (fork copies them) before exec.
-python3 - "$tmp/times.json" "$attnsel" <<'PY'
-import json, shutil, subprocess, sys
+python3 - "$tmp/times.json" "$attnsel" "$gnu_time" <<'PY'
+import json, subprocess, sys
 
 times, attnsel = sys.argv[1], sys.argv[2]
-gnu_time = "/usr/bin/time" if shutil.which("/usr/bin/time") else None
+gnu_time = sys.argv[3] or None
 
 def peak_rss_kib(argv, runs=20):
     if gnu_time is None:
