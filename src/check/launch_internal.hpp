@@ -32,6 +32,19 @@ inline bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
+// std::isalpha and std::isalnum without a call into the C library for ASCII, on which every
+// locale agrees; other bytes are the locale's to classify, as before.
+inline bool is_alpha(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  if (u < 0x80) return (u | 0x20) >= 'a' && (u | 0x20) <= 'z';
+  return std::isalpha(u) != 0;
+}
+inline bool is_alnum(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  if (u < 0x80) return ((u | 0x20) >= 'a' && (u | 0x20) <= 'z') || (u >= '0' && u <= '9');
+  return std::isalnum(u) != 0;
+}
+
 inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
 
 inline std::string_view ltrim(std::string_view s) {
@@ -135,6 +148,10 @@ struct Sink {
   std::vector<LaunchCommand> found;
   std::vector<Error> skipped;  // one per block that could not be read; the rest of the file goes on
   std::optional<Error> fatal;  // the whole file could not be read as its format
+  // Shell commands that cannot launch anything as written (echo ..., cd ..., no launcher, interpreter
+  // or shell among their words, nothing to expand) are passed over unexpanded. Off only in tests that
+  // prove it changes nothing.
+  bool prefilter = true;
 
   // A block that could not be read: one finding, at file:line:col.
   void fail(std::string message, int line, std::optional<std::size_t> column = std::nullopt) {

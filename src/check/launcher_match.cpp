@@ -1,5 +1,6 @@
 #include "check/launcher_match.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 namespace attnsel::launch_detail {
@@ -60,6 +61,15 @@ std::optional<LauncherMatch> match_launcher(const std::vector<ArgWord>& argv, st
   for (const Launcher& l : launchers)
     if (!l.module.empty() && l.module == module) return LauncherMatch{&l, std::string(base) + " -m " + module, next};
   return std::nullopt;
+}
+
+bool may_start_launcher(std::string_view word, const std::vector<Launcher>& launchers) {
+  if (word.empty()) return false;
+  if (word.front() == '$') return true;
+  const std::string_view base = basename(word);
+  if (is_python(base) || is_shell(base)) return true;
+  return std::any_of(launchers.begin(), launchers.end(),
+                     [&](const Launcher& l) { return !l.program.empty() && base == l.program; });
 }
 
 std::optional<std::size_t> match_shell_script(const std::vector<ArgWord>& argv, std::size_t k) {

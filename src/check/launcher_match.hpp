@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attnsel/profile.hpp"
@@ -20,6 +21,11 @@ struct LauncherMatch {
 // The launcher of an engine profile that argv[k] starts, if any.
 std::optional<LauncherMatch> match_launcher(const std::vector<ArgWord>& argv, std::size_t k,
                                             const std::vector<Launcher>& launchers);
+
+// False when neither match_launcher nor match_shell_script can match at a word with this text,
+// whatever words follow it: the word is no launcher's program, no Python interpreter (python3.12,
+// $PYTHON) and no shell.
+bool may_start_launcher(std::string_view word, const std::vector<Launcher>& launchers);
 
 // `bash -c SCRIPT`, `sh -lc SCRIPT`, `bash -o pipefail -c SCRIPT`: the index of SCRIPT.
 std::optional<std::size_t> match_shell_script(const std::vector<ArgWord>& argv, std::size_t k);

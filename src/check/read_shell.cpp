@@ -5,6 +5,7 @@
 // its text ($X, $(cmd)) and is marked by its WordShape. A variable assigned `X=${X:-default}`
 // resolves to its default with shape `value`: the default is judged, the environment may differ.
 #include <algorithm>
+#include <functional>
 #include <iterator>
 #include <map>
 
@@ -19,10 +20,11 @@ namespace {
 bool never_launches(std::string_view base) {
   static constexpr std::string_view kWords[] = {"echo",  "printf", "grep",  "egrep", "fgrep", "rg",
                                                 "pgrep", "pkill",  "which", "type",  "man"};
+  if (base.size() < 2 || base.size() > 6) return false;  // the lengths of kWords: asked of every command
   return std::find(std::begin(kWords), std::end(kWords), base) != std::end(kWords);
 }
 
-bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+bool is_name_char(char c) { return is_alnum(c) || c == '_'; }
 
 // What the file assigned to one variable.
 struct Variable {
@@ -178,8 +180,9 @@ std::vector<ArgWord> words_of(const SimpleCommand& command, const Source& src, s
 bool record_assignments(const SimpleCommand& command, const Source* src, std::size_t shift, Variables& vars,
                         int fallback_line = 0) {
   std::size_t k = 0;
-  if (!command.empty() && (command[0].text == "export" || command[0].text == "declare" ||
-                           command[0].text == "typeset" || command[0].text == "local" || command[0].text == "readonly")) {
+  static constexpr std::string_view kDeclarations[] = {"export", "declare", "typeset", "local", "readonly"};
+  if (!command.empty() &&
+      std::find(std::begin(kDeclarations), std::end(kDeclarations), command[0].text) != std::end(kDeclarations)) {
     k = 1;
     while (k < command.size() && starts_with(command[k].text, "-")) ++k;
   }
@@ -241,13 +244,29 @@ bool record_assignments(const SimpleCommand& command, const Source* src, std::si
   return true;
 }
 
-void extract_commands(const Lexed& lexed, const Source& src, std::size_t shift, const Context& ctx, int depth,
-                      Variables& vars, Sink& sink) {
-  for (const SimpleCommand& command : lexed.commands) {
-    if (record_assignments(command, &src, shift, vars)) continue;
-    const std::vector<ArgWord> argv = Expander(vars).expand_all(words_of(command, src, shift));
-    extract(argv, ctx, depth, sink);
-  }
+// Whether extract() can find anything in this command once its words are expanded. Expanding
+// leaves a word without '$' as it is and turns a leading assignment into one assignment, so when
+// the words that decide hold no '$', they decide as written: a command whose first word never
+// launches (echo, grep ...), or none of whose words is a launcher, an interpreter or a shell.
+bool may_extract(const SimpleCommand& command, const std::vector<Launcher>& launchers) {
+  std::size_t first = 0;
+  while (first < command.size() && is_assignment(command[first].text)) ++first;
+  if (first == command.size()) return false;
+  const std::string& head = command[first].text;
+  if (head.find('$') != npos || head == "eval") return true;
+  if (never_launches(basename(head))) return false;
+  return std::any_of(command.begin() + static_cast<std::ptrdiff_t>(first), command.end(), [&](const Word& w) {
+    return w.text.find('$') != npos || may_start_launcher(w.text, launchers);
+  });
+}
+
+// One simple command of a script: an assignment is recorded, anything else searched.
+void take_command(const SimpleCommand& command, const Source& src, std::size_t shift, const Context& ctx, int depth,
+                  Variables& vars, Sink& sink) {
+  if (record_assignments(command, &src, shift, vars)) return;
+  if (sink.prefilter && !may_extract(command, *sink.launchers)) return;
+  const std::vector<ArgWord> argv = Expander(vars).expand_all(words_of(command, src, shift));
+  extract(argv, ctx, depth, sink);
 }
 
 }  // namespace
@@ -258,10 +277,10 @@ std::vector<ArgWord> resolve_defaults(const std::vector<ArgWord>& argv) {
 }
 
 bool is_assignment(std::string_view w) {
-  if (w.empty() || !(std::isalpha(static_cast<unsigned char>(w[0])) || w[0] == '_')) return false;
+  if (w.empty() || !(is_alpha(w[0]) || w[0] == '_')) return false;
   for (std::size_t i = 1; i < w.size(); ++i) {
     if (w[i] == '=' || (w[i] == '+' && i + 1 < w.size() && w[i + 1] == '=')) return true;
-    if (!(std::isalnum(static_cast<unsigned char>(w[i])) || w[i] == '_')) return false;
+    if (!(is_alnum(w[i]) || w[i] == '_')) return false;
   }
   return false;
 }
@@ -352,8 +371,11 @@ void scan_shell(const Source& src, int depth, OnLexError on_error, Sink& sink, c
   bool reported = false;  // a block (fail_if_sglang) is one finding; a whole script one per bad part
   int restarts = 0;       // bounded: each restart reads the rest of the text again
   while (from < text.size() && restarts++ < kMaxRestarts) {
-    const Lexed lexed = lex_shell(text.substr(from));
-    extract_commands(lexed, src, from, ctx, depth, vars, sink);
+    // Each command is searched as soon as it is read: the script's words are never all held at once.
+    const std::function<void(SimpleCommand&)> on_command = [&, shift = from](SimpleCommand& command) {
+      take_command(command, src, shift, ctx, depth, vars, sink);
+    };
+    const Lexed lexed = lex_shell(text.substr(from), on_command);
     for (const Span& h : lexed.heredocs) heredocs.push_back({h.begin + from, h.end + from});
     if (lexed.error.empty()) break;
     const std::size_t at = from + lexed.error_at;
