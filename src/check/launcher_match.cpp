@@ -63,11 +63,10 @@ std::optional<LauncherMatch> match_launcher(const std::vector<ArgWord>& argv, st
   return std::nullopt;
 }
 
-bool may_start_launcher(std::string_view word, const std::vector<Launcher>& launchers) {
-  if (word.empty()) return false;
-  if (word.front() == '$') return true;
+bool may_start_launcher(std::string_view word, bool module_flag_follows, const std::vector<Launcher>& launchers) {
   const std::string_view base = basename(word);
-  if (is_python(base) || is_shell(base)) return true;
+  if (module_flag_follows && (starts_with(word, "$") || is_python(base))) return true;
+  if (is_shell(base)) return true;
   return std::any_of(launchers.begin(), launchers.end(),
                      [&](const Launcher& l) { return !l.program.empty() && base == l.program; });
 }

@@ -22,10 +22,10 @@ struct LauncherMatch {
 std::optional<LauncherMatch> match_launcher(const std::vector<ArgWord>& argv, std::size_t k,
                                             const std::vector<Launcher>& launchers);
 
-// False when neither match_launcher nor match_shell_script can match at a word with this text,
-// whatever words follow it: the word is no launcher's program, no Python interpreter (python3.12,
-// $PYTHON) and no shell.
-bool may_start_launcher(std::string_view word, const std::vector<Launcher>& launchers);
+// False when neither match_launcher nor match_shell_script can match at a word with this text: it
+// is no launcher's program and no shell, and it is no interpreter (python3.12, $PYTHON) or no
+// later word may be the -m of a module (`module_flag_follows`: a later word starts with "-m").
+bool may_start_launcher(std::string_view word, bool module_flag_follows, const std::vector<Launcher>& launchers);
 
 // `bash -c SCRIPT`, `sh -lc SCRIPT`, `bash -o pipefail -c SCRIPT`: the index of SCRIPT.
 std::optional<std::size_t> match_shell_script(const std::vector<ArgWord>& argv, std::size_t k);

@@ -219,7 +219,7 @@ bool record_assignments(const SimpleCommand& command, const Source* src, std::si
       } else {
         std::vector<ArgWord> out;
         expander.expand(a, out);
-        ArgWord one = out.empty() ? a : out.front();
+        ArgWord one = out.empty() ? a : std::move(out.front());
         if (out.size() > 1) {  // an array spliced into a scalar: its words joined
           one.text.clear();
           for (const ArgWord& x : out) one.text += (one.text.empty() ? "" : " ") + x.text;
@@ -229,7 +229,11 @@ bool record_assignments(const SimpleCommand& command, const Source* src, std::si
       }
     }
     Variable& slot = vars[name];
-    if (!append) slot = Variable{};
+    if (!append) {  // the value replaces what was there
+      if (value.words.size() > kMaxVariableWords) value.words.resize(kMaxVariableWords);
+      slot = std::move(value);
+      continue;
+    }
     if (append && !value.array && !slot.array && !slot.words.empty() && !value.words.empty()) {
       slot.words.front().text += value.words.front().text;  // X+=text
       slot.words.front().shape = widen(slot.words.front().shape, value.words.front().shape);
@@ -244,27 +248,43 @@ bool record_assignments(const SimpleCommand& command, const Source* src, std::si
   return true;
 }
 
-// Whether extract() can find anything in this command once its words are expanded. Expanding
-// leaves a word without '$' as it is and turns a leading assignment into one assignment, so when
-// the words that decide hold no '$', they decide as written: a command whose first word never
-// launches (echo, grep ...), or none of whose words is a launcher, an interpreter or a shell.
-bool may_extract(const SimpleCommand& command, const std::vector<Launcher>& launchers) {
+// Whether Expander::expand turns this word into itself, one word with the same text: it refers to
+// no variable the file set and has no ${NAME:-default} (the checks expand() makes at each '$').
+bool expands_to_itself(const std::string& text, const Variables& vars) {
+  for (std::size_t i = text.find('$'); i != npos; i = text.find('$', i + 1)) {
+    const std::optional<Reference> r = reference_at(text, i);
+    if (r && (r->has_fallback || vars.find(r->name) != vars.end())) return false;
+  }
+  return true;
+}
+
+// Whether extract() can find anything in this command once its words are expanded. Expanding turns
+// a leading assignment into one assignment and leaves a word that expands_to_itself() as it is;
+// when every word after the assignments does, they decide as written: a command whose first word
+// never launches (echo, grep ...), or none of whose words can start a launcher (a program, a shell,
+// an interpreter followed by -m).
+bool may_extract(const SimpleCommand& command, const Variables& vars, const std::vector<Launcher>& launchers) {
   std::size_t first = 0;
   while (first < command.size() && is_assignment(command[first].text)) ++first;
   if (first == command.size()) return false;
   const std::string& head = command[first].text;
-  if (head.find('$') != npos || head == "eval") return true;
+  if (!expands_to_itself(head, vars) || head == "eval") return true;
   if (never_launches(basename(head))) return false;
-  return std::any_of(command.begin() + static_cast<std::ptrdiff_t>(first), command.end(), [&](const Word& w) {
-    return w.text.find('$') != npos || may_start_launcher(w.text, launchers);
-  });
+  std::size_t module_flag = 0;  // one past the last word that may be -m MODULE / -mMODULE
+  for (std::size_t k = first; k < command.size(); ++k) {
+    if (!expands_to_itself(command[k].text, vars)) return true;
+    if (starts_with(command[k].text, "-m")) module_flag = k + 1;
+  }
+  for (std::size_t k = first; k < command.size(); ++k)
+    if (may_start_launcher(command[k].text, k + 1 < module_flag, launchers)) return true;
+  return false;
 }
 
 // One simple command of a script: an assignment is recorded, anything else searched.
 void take_command(const SimpleCommand& command, const Source& src, std::size_t shift, const Context& ctx, int depth,
                   Variables& vars, Sink& sink) {
   if (record_assignments(command, &src, shift, vars)) return;
-  if (sink.prefilter && !may_extract(command, *sink.launchers)) return;
+  if (sink.prefilter && !may_extract(command, vars, *sink.launchers)) return;
   const std::vector<ArgWord> argv = Expander(vars).expand_all(words_of(command, src, shift));
   extract(argv, ctx, depth, sink);
 }
