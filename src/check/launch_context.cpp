@@ -116,12 +116,13 @@ std::size_t find_needle(std::string_view text, std::size_t from, std::string_vie
 
 // The indices of the lines (below kMaxContextLines) that hold at least one of `needles`, in order:
 // the only lines a search for them needs to look at. Each needle is searched in the whole text
-// at once, which is much faster than looking for every needle on every line.
+// at once, which is much faster than looking for every needle on every line. `every_line`: all
+// lines below the limit (the reference the tests compare with).
 std::vector<std::size_t> lines_holding(std::string_view text, const std::vector<PhysicalLine>& lines,
-                                       std::vector<std::string_view> needles) {
+                                       std::vector<std::string_view> needles, bool every_line) {
   std::vector<std::size_t> found;
   const std::size_t limit = std::min(lines.size(), kMaxContextLines);
-  const bool whole_lines = std::all_of(needles.begin(), needles.end(), [](std::string_view n) {
+  const bool whole_lines = !every_line && std::all_of(needles.begin(), needles.end(), [](std::string_view n) {
     return !n.empty() && n.find_first_of("\r\n") == npos;
   });
   if (!whole_lines) {  // a needle that could match across lines, or everywhere: every line
@@ -198,7 +199,7 @@ std::string env_value(std::string_view rest) {
 // Settings of the variables the built-in profiles read from the environment: `NAME=VALUE` (shell,
 // `export`, `env`, Dockerfile `ENV`, compose lists), `ENV NAME VALUE`, `NAME: VALUE` (compose
 // maps) and Kubernetes `- name: NAME` with `value: VALUE` below it.
-void find_environment(std::string_view text, const std::vector<PhysicalLine>& lines, FileContext& ctx) {
+void find_environment(std::string_view text, const std::vector<PhysicalLine>& lines, FileContext& ctx, bool every_line) {
   std::vector<std::pair<std::string, std::string>> variables;  // name, engine
   for (const auto& profile : builtin_profiles())
     for (const auto& b : profile->environment) variables.emplace_back(b.variable, profile->engine);
@@ -207,7 +208,7 @@ void find_environment(std::string_view text, const std::vector<PhysicalLine>& li
   // A setting names its variable on its own line.
   std::vector<std::string_view> names;
   for (const auto& v : variables) names.push_back(v.first);
-  for (const std::size_t k : lines_holding(text, lines, names)) {
+  for (const std::size_t k : lines_holding(text, lines, names, every_line)) {
     const std::string_view line = lines[k].text;
     for (const auto& [name, engine] : variables) {
       const std::size_t at = line.find(name);
@@ -241,6 +242,11 @@ void find_environment(std::string_view text, const std::vector<PhysicalLine>& li
 }  // namespace
 
 FileContext find_file_context(std::string_view text, const std::vector<Launcher>& launchers) {
+  return launch_detail::find_file_context(text, launchers, /*every_line=*/false);
+}
+
+FileContext launch_detail::find_file_context(std::string_view text, const std::vector<Launcher>& launchers,
+                                             bool every_line) {
   FileContext ctx;
   const std::vector<PhysicalLine> lines = split_lines(text);
   // Keys whose value names a GPU or an instance type, and how the output names them.
@@ -265,7 +271,7 @@ FileContext find_file_context(std::string_view text, const std::vector<Launcher>
   for (std::string_view n : {"gpu:", "accelerators:", "repository:"}) needles.push_back(n);
   for (const std::string& e : engines) needles.push_back(e);
 
-  for (const std::size_t k : lines_holding(text, lines, needles)) {
+  for (const std::size_t k : lines_holding(text, lines, needles, every_line)) {
     const std::string_view line = lines[k].text;
     const int n = static_cast<int>(k) + 1;
     const std::string_view t = trim(line);
@@ -358,7 +364,7 @@ FileContext find_file_context(std::string_view text, const std::vector<Launcher>
       }
     }
   }
-  find_environment(text, lines, ctx);
+  find_environment(text, lines, ctx, every_line);
   return ctx;
 }
 

@@ -88,6 +88,7 @@ class LineMap {
  public:
   // From `offset` on, the text is line `line` of the file, starting at column `column`.
   void mark(std::size_t offset, int line, std::size_t column = 1) { points_.push_back({offset, line, column}); }
+  void reserve(std::size_t points) { points_.reserve(points); }
 
   int line_at(std::size_t offset) const {
     const Point* p = point_at(offset);
@@ -251,6 +252,20 @@ void scan_python(std::string_view text, Sink& sink);
 
 // read_yaml.cpp: Helm templates, `{{ ... }}` made opaque values, then read as Kubernetes YAML.
 void scan_helm(std::string_view text, Sink& sink);
+
+// launch_input.cpp: scan_launch_input with its shortcuts chosen. `prefilter` off expands every
+// shell command (Sink::prefilter); `every_line` reads every line for context hints instead of
+// only the lines that hold a needle. Tests run both ways to prove the shortcuts change nothing.
+struct ScanShortcuts {
+  bool prefilter = true;
+  bool every_line = false;
+  ScanOptions options;
+};
+LaunchScan scan_launch_input(std::string_view text, std::string_view file_name, InputFormat format,
+                             const std::vector<Launcher>& launchers, ScanShortcuts shortcuts);
+
+// launch_context.cpp: find_file_context, every line read when `every_line`.
+FileContext find_file_context(std::string_view text, const std::vector<Launcher>& launchers, bool every_line);
 
 // launch_context.cpp: the model hints of the commands found.
 void add_command_context(std::vector<LaunchCommand>& commands, const std::vector<Launcher>& launchers,
