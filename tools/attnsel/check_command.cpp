@@ -148,8 +148,12 @@ ReadResult read_and_scan(const std::string& path, const CheckArgs& a) {
       return r;
     }
     const std::string name = path == "-" ? a.stdin_filename.value_or("<stdin>") : path;
-    LaunchScan scan = scan_launch_input(*text, name, path == "-" && !a.stdin_filename ? InputFormat::shell
-                                                                                      : InputFormat::detect);
+    // The hints of a file without commands are never used: no GPU, release or model to judge against.
+    ScanOptions options;
+    options.context_without_commands = false;
+    LaunchScan scan = scan_launch_input(*text, name,
+                                        path == "-" && !a.stdin_filename ? InputFormat::shell : InputFormat::detect,
+                                        builtin_launchers(), options);
     r.counted = true;
     if (scan.fatal) {
       const Error& e = *scan.fatal;
