@@ -263,7 +263,7 @@ bool expands_to_itself(const std::string& text, const Variables& vars) {
 // when every word after the assignments does, they decide as written: a command whose first word
 // never launches (echo, grep ...), or none of whose words can start a launcher (a program, a shell,
 // an interpreter followed by -m).
-bool may_extract(const SimpleCommand& command, const Variables& vars, const std::vector<Launcher>& launchers) {
+bool may_extract(const SimpleCommand& command, const Variables& vars, const LauncherStarts& starts) {
   std::size_t first = 0;
   while (first < command.size() && is_assignment(command[first].text)) ++first;
   if (first == command.size()) return false;
@@ -276,15 +276,15 @@ bool may_extract(const SimpleCommand& command, const Variables& vars, const std:
     if (starts_with(command[k].text, "-m")) module_flag = k + 1;
   }
   for (std::size_t k = first; k < command.size(); ++k)
-    if (may_start_launcher(command[k].text, k + 1 < module_flag, launchers)) return true;
+    if (starts.may_start(command[k].text, k + 1 < module_flag)) return true;
   return false;
 }
 
 // One simple command of a script: an assignment is recorded, anything else searched.
 void take_command(const SimpleCommand& command, const Source& src, std::size_t shift, const Context& ctx, int depth,
-                  Variables& vars, Sink& sink) {
+                  Variables& vars, const LauncherStarts& starts, Sink& sink) {
   if (record_assignments(command, &src, shift, vars)) return;
-  if (sink.prefilter && !may_extract(command, vars, *sink.launchers)) return;
+  if (sink.prefilter && !may_extract(command, vars, starts)) return;
   const std::vector<ArgWord> argv = Expander(vars).expand_all(words_of(command, src, shift));
   extract(argv, ctx, depth, sink);
 }
@@ -386,6 +386,7 @@ void scan_shell(const Source& src, int depth, OnLexError on_error, Sink& sink, c
         vars[name] = Variable{{ArgWord{value, src.lines.line_at(0), 0, WordShape::value}}, false};
     }
   }
+  const LauncherStarts starts(*sink.launchers);
   std::vector<Span> heredocs;
   std::size_t from = 0;
   bool reported = false;  // a block (fail_if_sglang) is one finding; a whole script one per bad part
@@ -393,7 +394,7 @@ void scan_shell(const Source& src, int depth, OnLexError on_error, Sink& sink, c
   while (from < text.size() && restarts++ < kMaxRestarts) {
     // Each command is searched as soon as it is read: the script's words are never all held at once.
     const std::function<void(SimpleCommand&)> on_command = [&, shift = from](SimpleCommand& command) {
-      take_command(command, src, shift, ctx, depth, vars, sink);
+      take_command(command, src, shift, ctx, depth, vars, starts, sink);
     };
     const Lexed lexed = lex_shell(text.substr(from), on_command);
     for (const Span& h : lexed.heredocs) heredocs.push_back({h.begin + from, h.end + from});
