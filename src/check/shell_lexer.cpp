@@ -298,7 +298,8 @@ class ShellLexer {
       default:
         if (is_blank(c)) {
           end_word();
-          ++i_;
+          do ++i_;
+          while (i_ < s_.size() && is_blank(s_[i_]));  // the blanks after it end nothing more
           return;
         }
         break;
