@@ -105,6 +105,16 @@ ATTNSEL_API LaunchScan scan_launch_input(std::string_view text, std::string_view
                                          InputFormat format = InputFormat::detect,
                                          const std::vector<Launcher>& launchers = builtin_launchers());
 
+// What scan_launch_input reads besides the commands.
+struct ScanOptions {
+  // The context hints of a file that holds no command. A caller that uses only the hints of files
+  // with commands (attnsel check: the GPUs and release of the commands it judges) sets this false
+  // and gets an empty LaunchScan::context for such files, read faster.
+  bool context_without_commands = true;
+};
+ATTNSEL_API LaunchScan scan_launch_input(std::string_view text, std::string_view file_name, InputFormat format,
+                                         const std::vector<Launcher>& launchers, const ScanOptions& options);
+
 // The context hints of a text alone (no commands needed); scan_launch_input also adds the model
 // hints of its commands. Exposed for tests.
 ATTNSEL_API FileContext find_file_context(std::string_view text, const std::vector<Launcher>& launchers = builtin_launchers());

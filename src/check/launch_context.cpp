@@ -2,7 +2,9 @@
 // affinities, instance types, dstack and SkyPilot resources), the engine release (image tags,
 // pinned pip installs) and the model (the commands' model values). Hardware names and cloud
 // instance types are generic; engine names come from the profiles' launchers.
+#include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <set>
 
 #include "attnsel/launch_args.hpp"
@@ -85,6 +87,79 @@ void add_hint(std::vector<ContextHint>& hints, ContextHint hint) {
   hints.push_back(std::move(hint));
 }
 
+// Lines a file has at most this many of are read for hints; the rest are not.
+constexpr std::size_t kMaxContextLines = 1000000;
+
+// How common a byte is in scripts and manifests, roughly: letters by their frequency in English,
+// blanks, quotes and the punctuation of paths, keys and variables above them all.
+int commonness(unsigned char c) {
+  constexpr std::string_view kLetters = "zqxjkvbpygfwmucldrhsnioate";  // rarest first
+  const std::size_t letter = kLetters.find(static_cast<char>(c | 0x20));
+  if (std::isalpha(c) && letter != npos) return static_cast<int>(letter);
+  if (std::isdigit(c)) return 12;
+  if (std::string_view(" \t\n\"'-_/.=:${}").find(static_cast<char>(c)) != npos) return 30;
+  return 10;
+}
+
+// Where `needle` next occurs in `text` from `from` on: memchr finds its least common byte (the
+// text is searched in large strides), then the whole needle is compared.
+std::size_t find_needle(std::string_view text, std::size_t from, std::string_view needle, std::size_t anchor) {
+  for (std::size_t at = from + anchor; at < text.size();) {
+    const void* hit = std::memchr(text.data() + at, needle[anchor], text.size() - at);
+    if (hit == nullptr) return npos;
+    const std::size_t h = static_cast<std::size_t>(static_cast<const char*>(hit) - text.data());
+    if (text.compare(h - anchor, needle.size(), needle) == 0) return h - anchor;
+    at = h + 1;
+  }
+  return npos;
+}
+
+// The indices of the lines (below kMaxContextLines) that hold at least one of `needles`, in order:
+// the only lines a search for them needs to look at. Each needle is searched in the whole text
+// at once, which is much faster than looking for every needle on every line. `every_line`: all
+// lines below the limit (the reference the tests compare with).
+std::vector<std::size_t> lines_holding(std::string_view text, const std::vector<PhysicalLine>& lines,
+                                       std::vector<std::string_view> needles, bool every_line) {
+  std::vector<std::size_t> found;
+  const std::size_t limit = std::min(lines.size(), kMaxContextLines);
+  const bool whole_lines = !every_line && std::all_of(needles.begin(), needles.end(), [](std::string_view n) {
+    return !n.empty() && n.find_first_of("\r\n") == npos;
+  });
+  if (!whole_lines) {  // a needle that could match across lines, or everywhere: every line
+    for (std::size_t k = 0; k < limit; ++k) found.push_back(k);
+    return found;
+  }
+  // A needle that holds another needs no search of its own: its lines are the other's too.
+  std::sort(needles.begin(), needles.end(), [](std::string_view a, std::string_view b) { return a.size() < b.size(); });
+  std::vector<std::string_view> searched;
+  for (std::string_view n : needles)
+    if (std::none_of(searched.begin(), searched.end(), [&](std::string_view m) { return n.find(m) != npos; }))
+      searched.push_back(n);
+  auto line_of = [&](std::size_t offset) {
+    return static_cast<std::size_t>(std::upper_bound(lines.begin(), lines.end(), offset,
+                                                     [](std::size_t o, const PhysicalLine& l) { return o < l.offset; }) -
+                                    lines.begin()) - 1;
+  };
+  for (std::string_view n : searched) {
+    std::size_t anchor = 0;
+    for (std::size_t i = 1; i < n.size(); ++i)
+      if (commonness(static_cast<unsigned char>(n[i])) < commonness(static_cast<unsigned char>(n[anchor]))) anchor = i;
+    std::size_t from = 0;
+    while (from < text.size()) {
+      const std::size_t hit = find_needle(text, from, n, anchor);
+      if (hit == npos) break;
+      const std::size_t k = line_of(hit);
+      if (k >= limit) break;
+      found.push_back(k);
+      if (k + 1 >= lines.size()) break;
+      from = lines[k + 1].offset;  // the rest of this line adds nothing
+    }
+  }
+  std::sort(found.begin(), found.end());
+  found.erase(std::unique(found.begin(), found.end()), found.end());
+  return found;
+}
+
 }  // namespace
 
 std::string gpu_from_label(std::string_view label) {
@@ -124,13 +199,16 @@ std::string env_value(std::string_view rest) {
 // Settings of the variables the built-in profiles read from the environment: `NAME=VALUE` (shell,
 // `export`, `env`, Dockerfile `ENV`, compose lists), `ENV NAME VALUE`, `NAME: VALUE` (compose
 // maps) and Kubernetes `- name: NAME` with `value: VALUE` below it.
-void find_environment(const std::vector<PhysicalLine>& lines, FileContext& ctx) {
+void find_environment(std::string_view text, const std::vector<PhysicalLine>& lines, FileContext& ctx, bool every_line) {
   std::vector<std::pair<std::string, std::string>> variables;  // name, engine
   for (const auto& profile : builtin_profiles())
     for (const auto& b : profile->environment) variables.emplace_back(b.variable, profile->engine);
   if (variables.empty()) return;
   auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (std::size_t k = 0; k < lines.size() && k < 1000000; ++k) {
+  // A setting names its variable on its own line.
+  std::vector<std::string_view> names;
+  for (const auto& v : variables) names.push_back(v.first);
+  for (const std::size_t k : lines_holding(text, lines, names, every_line)) {
     const std::string_view line = lines[k].text;
     for (const auto& [name, engine] : variables) {
       const std::size_t at = line.find(name);
@@ -164,6 +242,11 @@ void find_environment(const std::vector<PhysicalLine>& lines, FileContext& ctx) 
 }  // namespace
 
 FileContext find_file_context(std::string_view text, const std::vector<Launcher>& launchers) {
+  return launch_detail::find_file_context(text, launchers, /*every_line=*/false);
+}
+
+FileContext launch_detail::find_file_context(std::string_view text, const std::vector<Launcher>& launchers,
+                                             bool every_line) {
   FileContext ctx;
   const std::vector<PhysicalLine> lines = split_lines(text);
   // Keys whose value names a GPU or an instance type, and how the output names them.
@@ -181,8 +264,14 @@ FileContext find_file_context(std::string_view text, const std::vector<Launcher>
   };
   std::set<std::string> engines;
   for (const Launcher& l : launchers) engines.insert(l.engine);
+  // Every hint below starts from a line holding one of these: a key, `gpu:`, `accelerators:`,
+  // `repository:` or an engine's name (image tags "/ENGINE:" and pinned packages hold it).
+  std::vector<std::string_view> needles;
+  for (const GpuKey& g : kGpuKeys) needles.push_back(g.key);
+  for (std::string_view n : {"gpu:", "accelerators:", "repository:"}) needles.push_back(n);
+  for (const std::string& e : engines) needles.push_back(e);
 
-  for (std::size_t k = 0; k < lines.size() && k < 1000000; ++k) {
+  for (const std::size_t k : lines_holding(text, lines, needles, every_line)) {
     const std::string_view line = lines[k].text;
     const int n = static_cast<int>(k) + 1;
     const std::string_view t = trim(line);
@@ -275,7 +364,7 @@ FileContext find_file_context(std::string_view text, const std::vector<Launcher>
       }
     }
   }
-  find_environment(lines, ctx);
+  find_environment(text, lines, ctx, every_line);
   return ctx;
 }
 

@@ -70,9 +70,22 @@ InputFormat detect_input_format(std::string_view file_name, std::string_view tex
 
 LaunchScan scan_launch_input(std::string_view text, std::string_view file_name, InputFormat format,
                              const std::vector<Launcher>& launchers) {
+  return launch_detail::scan_launch_input(text, file_name, format, launchers, launch_detail::ScanShortcuts{});
+}
+
+LaunchScan scan_launch_input(std::string_view text, std::string_view file_name, InputFormat format,
+                             const std::vector<Launcher>& launchers, const ScanOptions& options) {
+  launch_detail::ScanShortcuts shortcuts;
+  shortcuts.options = options;
+  return launch_detail::scan_launch_input(text, file_name, format, launchers, shortcuts);
+}
+
+LaunchScan launch_detail::scan_launch_input(std::string_view text, std::string_view file_name, InputFormat format,
+                                            const std::vector<Launcher>& launchers, ScanShortcuts shortcuts) {
   if (format == InputFormat::detect) format = detect_input_format(file_name, text);
   Sink sink;
   sink.launchers = &launchers;
+  sink.prefilter = shortcuts.prefilter;
   sink.file = std::string(file_name);
   switch (format) {
     case InputFormat::detect:
@@ -92,7 +105,8 @@ LaunchScan scan_launch_input(std::string_view text, std::string_view file_name, 
   scan.commands = std::move(sink.found);
   scan.skipped = std::move(sink.skipped);
   scan.fatal = std::move(sink.fatal);
-  scan.context = find_file_context(text, launchers);
+  if (!scan.commands.empty() || shortcuts.options.context_without_commands)
+    scan.context = find_file_context(text, launchers, shortcuts.every_line);
   add_command_context(scan.commands, launchers, scan.context);
   return scan;
 }

@@ -32,6 +32,19 @@ inline bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
+// std::isalpha and std::isalnum without a call into the C library for ASCII, on which every
+// locale agrees; other bytes are the locale's to classify, as before.
+inline bool is_alpha(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  if (u < 0x80) return (u | 0x20) >= 'a' && (u | 0x20) <= 'z';
+  return std::isalpha(u) != 0;
+}
+inline bool is_alnum(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  if (u < 0x80) return ((u | 0x20) >= 'a' && (u | 0x20) <= 'z') || (u >= '0' && u <= '9');
+  return std::isalnum(u) != 0;
+}
+
 inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
 
 inline std::string_view ltrim(std::string_view s) {
@@ -75,6 +88,7 @@ class LineMap {
  public:
   // From `offset` on, the text is line `line` of the file, starting at column `column`.
   void mark(std::size_t offset, int line, std::size_t column = 1) { points_.push_back({offset, line, column}); }
+  void reserve(std::size_t points) { points_.reserve(points); }
 
   int line_at(std::size_t offset) const {
     const Point* p = point_at(offset);
@@ -135,6 +149,10 @@ struct Sink {
   std::vector<LaunchCommand> found;
   std::vector<Error> skipped;  // one per block that could not be read; the rest of the file goes on
   std::optional<Error> fatal;  // the whole file could not be read as its format
+  // Shell commands that cannot launch anything as written (echo ..., cd ..., no launcher, interpreter
+  // or shell among their words, nothing to expand) are passed over unexpanded. Off only in tests that
+  // prove it changes nothing.
+  bool prefilter = true;
 
   // A block that could not be read: one finding, at file:line:col.
   void fail(std::string message, int line, std::optional<std::size_t> column = std::nullopt) {
@@ -234,6 +252,20 @@ void scan_python(std::string_view text, Sink& sink);
 
 // read_yaml.cpp: Helm templates, `{{ ... }}` made opaque values, then read as Kubernetes YAML.
 void scan_helm(std::string_view text, Sink& sink);
+
+// launch_input.cpp: scan_launch_input with its shortcuts chosen. `prefilter` off expands every
+// shell command (Sink::prefilter); `every_line` reads every line for context hints instead of
+// only the lines that hold a needle. Tests run both ways to prove the shortcuts change nothing.
+struct ScanShortcuts {
+  bool prefilter = true;
+  bool every_line = false;
+  ScanOptions options;
+};
+LaunchScan scan_launch_input(std::string_view text, std::string_view file_name, InputFormat format,
+                             const std::vector<Launcher>& launchers, ScanShortcuts shortcuts);
+
+// launch_context.cpp: find_file_context, every line read when `every_line`.
+FileContext find_file_context(std::string_view text, const std::vector<Launcher>& launchers, bool every_line);
 
 // launch_context.cpp: the model hints of the commands found.
 void add_command_context(std::vector<LaunchCommand>& commands, const std::vector<Launcher>& launchers,

@@ -18,17 +18,18 @@ std::vector<PhysicalLine> split_lines(std::string_view text) {
 }
 
 Source source_of(std::string_view text, int first_line) {
+  // As Source::append line by line would make it: the text whole, each line's start marked.
   Source src;
-  src.text.reserve(text.size());
+  src.text.assign(text.data(), text.size());
+  src.lines.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 2);
   src.lines.mark(0, first_line);
   int line = first_line;
   std::size_t start = 0;
   while (start < text.size()) {
+    if (start > 0) src.lines.mark(start, line);
     const std::size_t nl = text.find('\n', start);
-    const std::size_t end = nl == npos ? text.size() : nl + 1;
-    src.append(text.substr(start, end - start), line);
     ++line;
-    start = end;
+    start = nl == npos ? text.size() : nl + 1;
   }
   return src;
 }

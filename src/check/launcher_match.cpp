@@ -1,5 +1,6 @@
 #include "check/launcher_match.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 namespace attnsel::launch_detail {
@@ -14,9 +15,10 @@ bool is_python(std::string_view base) {
   return true;
 }
 
+constexpr std::string_view kShells[] = {"sh", "bash", "dash", "zsh", "ash", "ksh"};
+
 bool is_shell(std::string_view base) {
-  return base == "sh" || base == "bash" || base == "dash" || base == "zsh" || base == "ash" ||
-         base == "ksh";
+  return std::find(std::begin(kShells), std::end(kShells), base) != std::end(kShells);
 }
 
 }  // namespace
@@ -60,6 +62,28 @@ std::optional<LauncherMatch> match_launcher(const std::vector<ArgWord>& argv, st
   for (const Launcher& l : launchers)
     if (!l.module.empty() && l.module == module) return LauncherMatch{&l, std::string(base) + " -m " + module, next};
   return std::nullopt;
+}
+
+bool may_start_launcher(std::string_view word, bool module_flag_follows, const std::vector<Launcher>& launchers) {
+  const std::string_view base = basename(word);
+  if (module_flag_follows && (starts_with(word, "$") || is_python(base))) return true;
+  if (is_shell(base)) return true;
+  return std::any_of(launchers.begin(), launchers.end(),
+                     [&](const Launcher& l) { return !l.program.empty() && base == l.program; });
+}
+
+LauncherStarts::LauncherStarts(const std::vector<Launcher>& launchers) : launchers_(&launchers) {
+  for (const Launcher& l : launchers)
+    if (!l.program.empty()) initial_[static_cast<unsigned char>(l.program.front())] = true;
+  for (std::string_view shell : kShells) initial_[static_cast<unsigned char>(shell.front())] = true;
+}
+
+bool LauncherStarts::may_start(std::string_view word, bool module_flag_follows) const {
+  const std::string_view base = basename(word);
+  if (!base.empty() && initial_[static_cast<unsigned char>(base.front())])
+    return may_start_launcher(word, module_flag_follows, *launchers_);
+  // No program or shell starts with this byte: only an interpreter before a -m word can start one.
+  return module_flag_follows && (starts_with(word, "$") || is_python(base));
 }
 
 std::optional<std::size_t> match_shell_script(const std::vector<ArgWord>& argv, std::size_t k) {

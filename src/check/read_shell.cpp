@@ -5,6 +5,7 @@
 // its text ($X, $(cmd)) and is marked by its WordShape. A variable assigned `X=${X:-default}`
 // resolves to its default with shape `value`: the default is judged, the environment may differ.
 #include <algorithm>
+#include <functional>
 #include <iterator>
 #include <map>
 
@@ -19,10 +20,11 @@ namespace {
 bool never_launches(std::string_view base) {
   static constexpr std::string_view kWords[] = {"echo",  "printf", "grep",  "egrep", "fgrep", "rg",
                                                 "pgrep", "pkill",  "which", "type",  "man"};
+  if (base.size() < 2 || base.size() > 6) return false;  // the lengths of kWords: asked of every command
   return std::find(std::begin(kWords), std::end(kWords), base) != std::end(kWords);
 }
 
-bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+bool is_name_char(char c) { return is_alnum(c) || c == '_'; }
 
 // What the file assigned to one variable.
 struct Variable {
@@ -178,8 +180,9 @@ std::vector<ArgWord> words_of(const SimpleCommand& command, const Source& src, s
 bool record_assignments(const SimpleCommand& command, const Source* src, std::size_t shift, Variables& vars,
                         int fallback_line = 0) {
   std::size_t k = 0;
-  if (!command.empty() && (command[0].text == "export" || command[0].text == "declare" ||
-                           command[0].text == "typeset" || command[0].text == "local" || command[0].text == "readonly")) {
+  static constexpr std::string_view kDeclarations[] = {"export", "declare", "typeset", "local", "readonly"};
+  if (!command.empty() &&
+      std::find(std::begin(kDeclarations), std::end(kDeclarations), command[0].text) != std::end(kDeclarations)) {
     k = 1;
     while (k < command.size() && starts_with(command[k].text, "-")) ++k;
   }
@@ -216,7 +219,7 @@ bool record_assignments(const SimpleCommand& command, const Source* src, std::si
       } else {
         std::vector<ArgWord> out;
         expander.expand(a, out);
-        ArgWord one = out.empty() ? a : out.front();
+        ArgWord one = out.empty() ? a : std::move(out.front());
         if (out.size() > 1) {  // an array spliced into a scalar: its words joined
           one.text.clear();
           for (const ArgWord& x : out) one.text += (one.text.empty() ? "" : " ") + x.text;
@@ -226,7 +229,11 @@ bool record_assignments(const SimpleCommand& command, const Source* src, std::si
       }
     }
     Variable& slot = vars[name];
-    if (!append) slot = Variable{};
+    if (!append) {  // the value replaces what was there
+      if (value.words.size() > kMaxVariableWords) value.words.resize(kMaxVariableWords);
+      slot = std::move(value);
+      continue;
+    }
     if (append && !value.array && !slot.array && !slot.words.empty() && !value.words.empty()) {
       slot.words.front().text += value.words.front().text;  // X+=text
       slot.words.front().shape = widen(slot.words.front().shape, value.words.front().shape);
@@ -241,13 +248,45 @@ bool record_assignments(const SimpleCommand& command, const Source* src, std::si
   return true;
 }
 
-void extract_commands(const Lexed& lexed, const Source& src, std::size_t shift, const Context& ctx, int depth,
-                      Variables& vars, Sink& sink) {
-  for (const SimpleCommand& command : lexed.commands) {
-    if (record_assignments(command, &src, shift, vars)) continue;
-    const std::vector<ArgWord> argv = Expander(vars).expand_all(words_of(command, src, shift));
-    extract(argv, ctx, depth, sink);
+// Whether Expander::expand turns this word into itself, one word with the same text: it refers to
+// no variable the file set and has no ${NAME:-default} (the checks expand() makes at each '$').
+bool expands_to_itself(const std::string& text, const Variables& vars) {
+  for (std::size_t i = text.find('$'); i != npos; i = text.find('$', i + 1)) {
+    const std::optional<Reference> r = reference_at(text, i);
+    if (r && (r->has_fallback || vars.find(r->name) != vars.end())) return false;
   }
+  return true;
+}
+
+// Whether extract() can find anything in this command once its words are expanded. Expanding turns
+// a leading assignment into one assignment and leaves a word that expands_to_itself() as it is;
+// when every word after the assignments does, they decide as written: a command whose first word
+// never launches (echo, grep ...), or none of whose words can start a launcher (a program, a shell,
+// an interpreter followed by -m).
+bool may_extract(const SimpleCommand& command, const Variables& vars, const LauncherStarts& starts) {
+  std::size_t first = 0;
+  while (first < command.size() && is_assignment(command[first].text)) ++first;
+  if (first == command.size()) return false;
+  const std::string& head = command[first].text;
+  if (!expands_to_itself(head, vars) || head == "eval") return true;
+  if (never_launches(basename(head))) return false;
+  std::size_t module_flag = 0;  // one past the last word that may be -m MODULE / -mMODULE
+  for (std::size_t k = first; k < command.size(); ++k) {
+    if (!expands_to_itself(command[k].text, vars)) return true;
+    if (starts_with(command[k].text, "-m")) module_flag = k + 1;
+  }
+  for (std::size_t k = first; k < command.size(); ++k)
+    if (starts.may_start(command[k].text, k + 1 < module_flag)) return true;
+  return false;
+}
+
+// One simple command of a script: an assignment is recorded, anything else searched.
+void take_command(const SimpleCommand& command, const Source& src, std::size_t shift, const Context& ctx, int depth,
+                  Variables& vars, const LauncherStarts& starts, Sink& sink) {
+  if (record_assignments(command, &src, shift, vars)) return;
+  if (sink.prefilter && !may_extract(command, vars, starts)) return;
+  const std::vector<ArgWord> argv = Expander(vars).expand_all(words_of(command, src, shift));
+  extract(argv, ctx, depth, sink);
 }
 
 }  // namespace
@@ -258,10 +297,10 @@ std::vector<ArgWord> resolve_defaults(const std::vector<ArgWord>& argv) {
 }
 
 bool is_assignment(std::string_view w) {
-  if (w.empty() || !(std::isalpha(static_cast<unsigned char>(w[0])) || w[0] == '_')) return false;
+  if (w.empty() || !(is_alpha(w[0]) || w[0] == '_')) return false;
   for (std::size_t i = 1; i < w.size(); ++i) {
     if (w[i] == '=' || (w[i] == '+' && i + 1 < w.size() && w[i + 1] == '=')) return true;
-    if (!(std::isalnum(static_cast<unsigned char>(w[i])) || w[i] == '_')) return false;
+    if (!(is_alnum(w[i]) || w[i] == '_')) return false;
   }
   return false;
 }
@@ -347,13 +386,17 @@ void scan_shell(const Source& src, int depth, OnLexError on_error, Sink& sink, c
         vars[name] = Variable{{ArgWord{value, src.lines.line_at(0), 0, WordShape::value}}, false};
     }
   }
+  const LauncherStarts starts(*sink.launchers);
   std::vector<Span> heredocs;
   std::size_t from = 0;
   bool reported = false;  // a block (fail_if_sglang) is one finding; a whole script one per bad part
   int restarts = 0;       // bounded: each restart reads the rest of the text again
   while (from < text.size() && restarts++ < kMaxRestarts) {
-    const Lexed lexed = lex_shell(text.substr(from));
-    extract_commands(lexed, src, from, ctx, depth, vars, sink);
+    // Each command is searched as soon as it is read: the script's words are never all held at once.
+    const std::function<void(SimpleCommand&)> on_command = [&, shift = from](SimpleCommand& command) {
+      take_command(command, src, shift, ctx, depth, vars, starts, sink);
+    };
+    const Lexed lexed = lex_shell(text.substr(from), on_command);
     for (const Span& h : lexed.heredocs) heredocs.push_back({h.begin + from, h.end + from});
     if (lexed.error.empty()) break;
     const std::size_t at = from + lexed.error_at;

@@ -14,7 +14,25 @@ constexpr std::size_t kTooDeep = npos - 1;  // skip_* result: nested deeper than
 
 bool failed(std::size_t i) { return i >= kTooDeep; }
 
-bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+bool is_name_char(char c) { return is_alnum(c) || c == '_'; }
+
+// Characters that the lexer copies into the current word and nothing else: not a quote, escape,
+// expansion, operator, redirection, newline or blank. '#' is one inside a word.
+struct OrdinaryChars {
+  bool table[256] = {};
+  constexpr OrdinaryChars() {
+    for (int c = 0; c < 256; ++c) table[c] = true;
+    for (unsigned char c : std::string_view("\\'\"`$\n();|&<> \t\r\f\v")) table[c] = false;
+  }
+  bool operator()(char c) const { return table[static_cast<unsigned char>(c)]; }
+};
+constexpr OrdinaryChars kOrdinary;
+
+// Past a comment that starts at i: at its newline, or the end of the text.
+std::size_t comment_end(std::string_view s, std::size_t i) {
+  const std::size_t nl = s.find('\n', i);
+  return nl == npos ? s.size() : nl;
+}
 
 // After `<<` or `<<-` inside $( ... ): the delimiter word, its end, and whether tabs are stripped.
 struct InnerHeredoc {
@@ -130,7 +148,7 @@ std::size_t skip_group(std::string_view s, std::size_t i, int depth) {
       continue;
     }
     if (command && c == '#' && (i == 0 || is_blank(s[i - 1]) || s[i - 1] == '\n' || s[i - 1] == '(')) {
-      while (i < s.size() && s[i] != '\n') ++i;  // a comment: its quotes are not quotes
+      i = comment_end(s, i);  // a comment: its quotes are not quotes
       continue;
     }
     if (c == '\'' || c == '"' || c == '`') {
@@ -152,7 +170,8 @@ std::size_t skip_group(std::string_view s, std::size_t i, int depth) {
 // continuations, comments, operators, redirections and heredocs. It does not expand anything.
 class ShellLexer {
  public:
-  explicit ShellLexer(std::string_view s) : s_(s) {}
+  explicit ShellLexer(std::string_view s, const std::function<void(SimpleCommand&)>* on_command = nullptr)
+      : s_(s), on_command_(on_command) {}
 
   Lexed run() {
     while (i_ < s_.size() && out_.error.empty()) step();
@@ -203,7 +222,12 @@ class ShellLexer {
   void end_command() {
     end_word();
     target_ = Target::none;
-    if (!command_.empty()) out_.commands.push_back(std::move(command_));
+    if (command_.empty()) return;
+    if (on_command_) {
+      (*on_command_)(command_);
+    } else {
+      out_.commands.push_back(std::move(command_));
+    }
     command_.clear();
   }
 
@@ -230,7 +254,7 @@ class ShellLexer {
         return;
       case '#':
         if (in_word_) break;
-        while (i_ < s_.size() && s_[i_] != '\n') ++i_;  // a comment runs to the end of the line
+        i_ = comment_end(s_, i_);  // a comment runs to the end of the line
         return;
       case '\n':
         end_command();
@@ -274,14 +298,18 @@ class ShellLexer {
       default:
         if (is_blank(c)) {
           end_word();
-          ++i_;
+          do ++i_;
+          while (i_ < s_.size() && is_blank(s_[i_]));  // the blanks after it end nothing more
           return;
         }
         break;
     }
     start_word();
-    word_ += c;
-    ++i_;
+    // The ordinary characters after it join the word at once, as one step each would add them.
+    std::size_t end = i_ + 1;
+    while (end < s_.size() && kOrdinary(s_[end])) ++end;
+    word_.append(s_.data() + i_, end - i_);
+    i_ = end;
   }
 
   static std::string too_deep() {
@@ -415,8 +443,11 @@ class ShellLexer {
                        peek(1) == '?' || peek(1) == '!')) {
         shape_ = widen(shape_, peek(1) == '@' ? WordShape::words : WordShape::value);  // "$@" stays many words
       }
-      word_ += c;
-      ++i_;
+      // Up to the next character this loop treats specially, copied at once.
+      std::size_t end = i_ + 1;
+      while (end < s_.size() && s_[end] != '"' && s_[end] != '\\' && s_[end] != '$' && s_[end] != '`') ++end;
+      word_.append(s_.data() + i_, end - i_);
+      i_ = end;
     }
     fail("unterminated double quote", open);
   }
@@ -524,10 +555,15 @@ class ShellLexer {
   std::size_t word_begin_ = 0;
   Target target_ = Target::none;
   std::vector<PendingHeredoc> pending_;
+  const std::function<void(SimpleCommand&)>* on_command_ = nullptr;
 };
 
 }  // namespace
 
 Lexed lex_shell(std::string_view text) { return ShellLexer(text).run(); }
+
+Lexed lex_shell(std::string_view text, const std::function<void(SimpleCommand&)>& on_command) {
+  return ShellLexer(text, &on_command).run();
+}
 
 }  // namespace attnsel::launch_detail

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,12 @@ struct Lexed {
 };
 
 Lexed lex_shell(std::string_view text);
+
+// The same tokeniser, handing each simple command to `on_command` as soon as it ends instead of
+// collecting them (Lexed::commands stays empty): a whole script's words are never all held at
+// once. The commands, their order and the error are lex_shell's; a command cut short by the
+// error is not handed over, as lex_shell drops it.
+Lexed lex_shell(std::string_view text, const std::function<void(SimpleCommand&)>& on_command);
 
 // The wider of two shapes: words > value > literal.
 inline WordShape widen(WordShape a, WordShape b) { return a > b ? a : b; }

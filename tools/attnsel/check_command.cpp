@@ -14,13 +14,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <thread>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -126,6 +129,65 @@ struct ScannedFile {
   std::string text;  // kept for the columns of findings until its commands are checked
 };
 
+// One named file, read and scanned: what run_check then takes, in the order the files were named.
+struct ReadResult {
+  std::string problem;  // could not be read, or could not be read as its format
+  bool binary = false;
+  bool counted = false;  // read as text (a file of the "read N files" total)
+  ScannedFile file;
+  std::exception_ptr failure;  // thrown while reading; rethrown where reading it in turn would have
+};
+
+ReadResult read_and_scan(const std::string& path, const CheckArgs& a) {
+  ReadResult r;
+  try {
+    auto text = read_bounded(path, r.problem);
+    if (!text) return r;
+    if (looks_binary(*text)) {
+      r.binary = true;
+      return r;
+    }
+    const std::string name = path == "-" ? a.stdin_filename.value_or("<stdin>") : path;
+    // The hints of a file without commands are never used: no GPU, release or model to judge against.
+    ScanOptions options;
+    options.context_without_commands = false;
+    LaunchScan scan = scan_launch_input(*text, name,
+                                        path == "-" && !a.stdin_filename ? InputFormat::shell : InputFormat::detect,
+                                        builtin_launchers(), options);
+    r.counted = true;
+    if (scan.fatal) {
+      const Error& e = *scan.fatal;
+      r.problem = (e.where.empty() ? name : e.where) + ": " + e.message;
+      return r;
+    }
+    // Only a file with commands needs its text again (the columns of its findings).
+    if (scan.commands.empty()) *text = std::string();
+    r.file = ScannedFile{name, std::move(scan), std::move(*text)};
+  } catch (...) {
+    r.failure = std::current_exception();
+  }
+  return r;
+}
+
+// Every file read and scanned, on every core: files are independent, and each result stays in
+// its slot, so what is written from them is in the files' order, as one reader would write it.
+// Standard input is read on this thread alone (a second "-" reads what the first left: nothing).
+std::vector<ReadResult> read_all(const std::vector<std::string>& paths, const CheckArgs& a) {
+  std::vector<ReadResult> results(paths.size());
+  const bool stdin_named = std::find(paths.begin(), paths.end(), "-") != paths.end();
+  const std::size_t threads =
+      stdin_named ? 1 : std::min<std::size_t>({paths.size(), std::max(1u, std::thread::hardware_concurrency()), 16});
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < paths.size(); i = next++) results[i] = read_and_scan(paths[i], a);
+  };
+  std::vector<std::thread> workers;
+  for (std::size_t t = 1; t < threads; ++t) workers.emplace_back(work);
+  work();
+  for (std::thread& t : workers) t.join();
+  return results;
+}
+
 // Writes to several writers at once: the annotations and the step summary.
 class TeeWriter final : public CheckWriter {
  public:
@@ -213,29 +275,19 @@ int run_check(const CheckArgs& a, bool after_separator) {
     std::vector<std::string> problems;
     const std::vector<std::string> paths = expand_inputs(a.inputs, problems);
     for (const std::string& p : problems) problem(p);
-    for (const std::string& path : paths) {
-      std::string why;
-      auto text = read_bounded(path, why);
-      if (!text) {
-        problem(why);
-        continue;
-      }
-      if (looks_binary(*text)) {
+    for (ReadResult& r : read_all(paths, a)) {
+      if (r.failure) std::rethrow_exception(r.failure);
+      if (r.binary) {
         ++binary;
         continue;
       }
-      const std::string name = path == "-" ? a.stdin_filename.value_or("<stdin>") : path;
-      LaunchScan scan = scan_launch_input(*text, name, path == "-" && !a.stdin_filename ? InputFormat::shell
-                                                                                        : InputFormat::detect);
-      ++files;
-      if (scan.fatal) {
-        const Error& e = *scan.fatal;
-        problem((e.where.empty() ? name : e.where) + ": " + e.message);
+      if (r.counted) ++files;
+      if (!r.problem.empty()) {
+        problem(std::move(r.problem));
         continue;
       }
-      if (!scan.commands.empty()) ++files_with;
-      else text->clear();
-      scanned.push_back(ScannedFile{name, std::move(scan), std::move(*text)});
+      if (!r.file.scan.commands.empty()) ++files_with;
+      scanned.push_back(std::move(r.file));
     }
   }
 
