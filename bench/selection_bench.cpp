@@ -185,21 +185,38 @@ void BM_RenderText(benchmark::State& state) {
 }
 BENCHMARK(BM_RenderText);
 
-// The whole space of `attnsel matrix lint`: configurations per second.
+// The whole space of `attnsel matrix lint`: configurations per second, per engine (its newest
+// matrix), on 1 or 2 threads, with or without the explicit probes.
+const char* const kEngines[] = {"sglang", "vllm", "sglang-diffusion"};
+
 void BM_WholeSpace(benchmark::State& state) {
+  const char* engine = kEngines[state.range(0)];
+  const auto m = builtin_matrix(engine);
+  if (!m) {
+    state.SkipWithError(m.error().describe().c_str());
+    return;
+  }
   LintOptions o;
-  o.explicit_probes = state.range(0) != 0;
+  o.threads = static_cast<std::size_t>(state.range(1));
+  o.explicit_probes = state.range(2) != 0;
   std::size_t configurations = 0, selections = 0;
   for (auto _ : state) {
-    LintReport r = lint_matrix(matrix(), catalog(), o);
+    LintReport r = lint_matrix(*m, catalog(), o);
     configurations += r.configurations;
     selections += r.selections;
   }
   state.counters["configs/s"] = benchmark::Counter(static_cast<double>(configurations), benchmark::Counter::kIsRate);
   state.counters["selections/s"] = benchmark::Counter(static_cast<double>(selections), benchmark::Counter::kIsRate);
-  state.SetLabel(o.explicit_probes ? "with explicit probes" : "automatic + replay + search only");
+  state.SetLabel(std::string(engine) + (o.explicit_probes ? ", with explicit probes" : ", automatic + replay + search only") + ", " +
+                 std::to_string(o.threads) + (o.threads == 1 ? " thread" : " threads"));
 }
-BENCHMARK(BM_WholeSpace)->Arg(0)->Arg(1)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_WholeSpace)
+    ->ArgsProduct({{0, 1, 2}, {1, 2}, {1}})
+    ->Args({0, 1, 0})
+    ->Args({0, 2, 0})
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace attnsel

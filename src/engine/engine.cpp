@@ -75,9 +75,11 @@ struct Phases {
 
 class Engine {
  public:
-  // judged: also judge every other candidate (Selection::judged()); null to leave them unjudged.
-  Engine(const std::shared_ptr<const Matrix>& matrix, const Request& request, Selection& out, JudgedAlternatives* judged)
-      : m_(*matrix), out_(out), judged_(judged) {
+  // judged: also judge every other candidate (Selection::judged()); rejections: only report the rules
+  // that reject them, once per context (the lint). Both null: leave them unjudged.
+  Engine(const std::shared_ptr<const Matrix>& matrix, const Request& request, Selection& out, JudgedAlternatives* judged,
+         detail::RejectionRules* rejections)
+      : m_(*matrix), out_(out), judged_(judged), rejections_(rejections) {
     out_.matrix = matrix;
     out_.request = request;
     base_.request = &out_.request;
@@ -591,6 +593,10 @@ class Engine {
         chosen.emplace_back(c.backend, p);
         for (const auto& f : judge(c.backend, p).findings) add_once(f);
       }
+    if (rejections_) {
+      report_rejection_rules(chosen);
+      return;
+    }
     if (!judged_) return;
     for (BackendId b = 0; b < m_.backends().size(); ++b) {
       if (!m_.slot(m_.backend(b).slot).kinds.contains(out_.request.model.kind)) continue;
@@ -611,6 +617,26 @@ class Engine {
       }
       if (r.reasons.empty()) judged_->valid.push_back(b);
       else judged_->rejected.push_back(std::move(r));
+    }
+  }
+
+  // The rules collect() would put in Selection::rejected, for candidates not judged yet in this context.
+  void report_rejection_rules(const SmallVector<std::pair<BackendId, int>, 6>& chosen) {
+    for (BackendId b = 0; b < m_.backends().size(); ++b) {
+      if (!m_.slot(m_.backend(b).slot).kinds.contains(out_.request.model.kind)) continue;
+      if (std::any_of(chosen.begin(), chosen.end(), [&](const auto& c) { return c.first == b; })) continue;
+      for (int p = 0; p < kPhaseCount; ++p) {
+        const Verdict* v = verdicts_.find(b, p);
+        if (!v) {
+          EvalContext ctx = base_;
+          ctx.backend_explicit = explicit_[m_.backend(b).slot][static_cast<std::size_t>(p)] == b;
+          if (!rejections_->first_time(b, p, ctx)) continue;  // judged so before: the same rules
+          v = &judge(b, p);
+        }
+        if (v->valid && v->redirect == kNoBackend) continue;
+        for (const auto& f : v->findings)
+          if (v->redirect == kNoBackend ? f.severity == Severity::error : f.to == v->redirect) rejections_->rules.push_back(f.rule);
+      }
     }
   }
 
@@ -651,6 +677,7 @@ class Engine {
   const Matrix& m_;
   Selection& out_;
   JudgedAlternatives* judged_;
+  detail::RejectionRules* rejections_;
   EvalContext base_;
   SmallVector<std::array<BackendId, kPhaseCount>, 4> explicit_;
   VerdictTable verdicts_;
@@ -663,10 +690,11 @@ class Engine {
 namespace detail {
 
 struct EngineAccess {
-  static Result<Selection> select(const std::shared_ptr<const Matrix>& matrix, const Request& request, bool judge_all) {
+  static Result<Selection> select(const std::shared_ptr<const Matrix>& matrix, const Request& request, bool judge_all,
+                                  RejectionRules* rejections = nullptr) {
     Result<Selection> out(std::in_place);  // filled where it lies: a Selection is large to move
     auto judged = judge_all ? std::make_unique<JudgedAlternatives>() : nullptr;
-    Engine engine(matrix, request, *out, judged.get());
+    Engine engine(matrix, request, *out, judged.get(), rejections);
     if (auto err = engine.run()) out = Result<Selection>(std::move(*err));
     else out->judged_.store(judged.release());
     return out;
@@ -675,6 +703,11 @@ struct EngineAccess {
 
 Result<Selection> select_judging_all(const std::shared_ptr<const Matrix>& matrix, const Request& request) {
   return EngineAccess::select(matrix, request, true);
+}
+
+Result<Selection> select_for_lint(const std::shared_ptr<const Matrix>& matrix, const Request& request,
+                                  RejectionRules& rejections) {
+  return EngineAccess::select(matrix, request, false, &rejections);
 }
 
 }  // namespace detail
