@@ -60,7 +60,7 @@ constexpr std::uint32_t kCostlyFields = Condition::f_cc | Condition::f_cuda | Co
                                         Condition::f_architecture | Condition::f_kv_heads | Condition::f_head_dim |
                                         Condition::f_topk | Condition::f_page_size;
 
-bool fields_match(std::uint32_t fields, const Condition& c, const EvalContext& ctx) {
+[[gnu::always_inline]] inline bool fields_match(std::uint32_t fields, const Condition& c, const EvalContext& ctx) {
   for (; fields != 0; fields &= fields - 1)
     if (!field_matches(fields & (~fields + 1), c, ctx)) return false;  // the lowest field set
   return true;

@@ -88,6 +88,7 @@ class Engine {
     base_.page_size = request.page_size.value_or(m_.default_page_size());
     base_.page_size_explicit = request.page_size.has_value();
     base_.radix_cache = !request.disable_radix_cache;
+    for (int f = 0; f < kFeatureCount; ++f) feature_rules_[static_cast<std::size_t>(f)] = m_.feature_rule(static_cast<Feature>(f));
   }
 
   std::optional<Error> run() {
@@ -265,7 +266,7 @@ class Engine {
       if (!ok) reject(BuiltinRule::speculative);
     }
     for (int fi = 0; fi < kFeatureCount; ++fi) {
-      const FeatureRule* rule = m_.feature_rule(static_cast<Feature>(fi));
+      const FeatureRule* rule = feature_rules_[static_cast<std::size_t>(fi)];
       if (rule && (rule->slots >> m_.backend(b).slot & 1u) && !cell->has(static_cast<Feature>(fi)) && matches(rule->when, ctx))
         v.findings.push_back(finding(rule->info, rule->info.severity, b, phase));
     }
@@ -505,8 +506,11 @@ class Engine {
   bool plan_rule_per_phase(std::size_t i) {
     const auto& plan_rules = m_.rules_in(RuleScope::plan);
     while (plan_per_phase_.size() < plan_rules.size()) plan_per_phase_.push_back(kUnknown);
-    if (plan_per_phase_[i] == kUnknown)
-      plan_per_phase_[i] = (plan_rules[i]->when.uses() & (Condition::f_backend | Condition::f_phase)) != 0;
+    if (plan_per_phase_[i] == kUnknown) {
+      const Condition& when = plan_rules[i]->when;
+      const bool nested = !when.all.empty() || !when.any.empty() || !when.none.empty();
+      plan_per_phase_[i] = ((nested ? when.uses() : when.fields) & (Condition::f_backend | Condition::f_phase)) != 0;
+    }
     return plan_per_phase_[i] != 0;
   }
 
@@ -681,6 +685,7 @@ class Engine {
   EvalContext base_;
   SmallVector<std::array<BackendId, kPhaseCount>, 4> explicit_;
   VerdictTable verdicts_;
+  std::array<const FeatureRule*, kFeatureCount> feature_rules_{};  // by Feature; null where the matrix has none
   static constexpr std::int8_t kUnknown = -1;
   SmallVector<std::int8_t, 32> plan_per_phase_;  // by position in rules_in(RuleScope::plan); kUnknown until needed
 };
