@@ -40,25 +40,40 @@ struct Verdict {
 // judging others. The first few live inside the table: choosing usually judges only a handful.
 class VerdictTable {
  public:
+  VerdictTable() = default;
+  VerdictTable(const VerdictTable&) = delete;
+  VerdictTable& operator=(const VerdictTable&) = delete;
+  ~VerdictTable() {
+    for (std::size_t at = kInline; at < count_; ++at) slot(at).~Verdict();
+  }
+
   Verdict* find(BackendId b, int phase) {
     const std::uint16_t at = index_[b][static_cast<std::size_t>(phase)];
     return at == 0 ? nullptr : &slot(at - 1u);
   }
   Verdict& add(BackendId b, int phase) {
-    const std::size_t at = count_++;
-    if (at >= kInline && (at - kInline) % kBlock == 0) blocks_.push_back(std::make_unique<Verdict[]>(kBlock));
+    const std::size_t at = count_;
+    if (at >= kInline) {
+      if ((at - kInline) % kBlock == 0) blocks_.push_back(std::unique_ptr<Block>(new Block));  // raw storage
+      ::new (static_cast<void*>(&slot(at))) Verdict;
+    }
+    ++count_;
     index_[b][static_cast<std::size_t>(phase)] = static_cast<std::uint16_t>(at + 1);
     return slot(at);
   }
 
  private:
   static constexpr std::size_t kInline = 8, kBlock = 32;
+  struct Block {
+    alignas(Verdict) unsigned char bytes[kBlock * sizeof(Verdict)];
+  };
   Verdict& slot(std::size_t at) {
-    return at < kInline ? inline_[at] : blocks_[(at - kInline) / kBlock][(at - kInline) % kBlock];
+    if (at < kInline) return inline_[at];
+    return reinterpret_cast<Verdict*>(blocks_[(at - kInline) / kBlock]->bytes)[(at - kInline) % kBlock];
   }
   std::array<std::array<std::uint16_t, kPhaseCount>, kMaxBackends> index_{};  // 0: not judged, else 1 + position
   std::array<Verdict, kInline> inline_;
-  std::vector<std::unique_ptr<Verdict[]>> blocks_;
+  std::vector<std::unique_ptr<Block>> blocks_;
   std::size_t count_ = 0;
 };
 
@@ -626,15 +641,16 @@ class Engine {
 
   // The rules collect() would put in Selection::rejected, for candidates not judged yet in this context.
   void report_rejection_rules(const SmallVector<std::pair<BackendId, int>, 6>& chosen) {
+    const int context = rejections_->context(base_);  // judge() judges in base_, with the backend's own fields
     for (BackendId b = 0; b < m_.backends().size(); ++b) {
-      if (!m_.slot(m_.backend(b).slot).kinds.contains(out_.request.model.kind)) continue;
+      const SlotId s = m_.backend(b).slot;
+      if (!m_.slot(s).kinds.contains(out_.request.model.kind)) continue;
       if (std::any_of(chosen.begin(), chosen.end(), [&](const auto& c) { return c.first == b; })) continue;
       for (int p = 0; p < kPhaseCount; ++p) {
         const Verdict* v = verdicts_.find(b, p);
         if (!v) {
-          EvalContext ctx = base_;
-          ctx.backend_explicit = explicit_[m_.backend(b).slot][static_cast<std::size_t>(p)] == b;
-          if (!rejections_->first_time(b, p, ctx)) continue;  // judged so before: the same rules
+          const bool is_explicit = explicit_[s][static_cast<std::size_t>(p)] == b;
+          if (!rejections_->first_time(context, b, p, is_explicit)) continue;  // judged so before: the same rules
           v = &judge(b, p);
         }
         if (v->valid && v->redirect == kNoBackend) continue;

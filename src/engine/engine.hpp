@@ -27,21 +27,29 @@ class RejectionRules {
   // The next selections are of another configuration (device, model, dtype ...): forget every context.
   void new_configuration() { contexts_used_ = 0; }
 
-  // Whether the candidate has not been judged in this phase and context yet in this configuration;
-  // records that it now is.
-  bool first_time(BackendId b, int phase, const EvalContext& ctx) {
+  // The context of a selection's remaining judging (its page size, KV dtype ...; not the backend):
+  // a handle for first_time(), or -1 when too many contexts were seen to remember another.
+  int context(const EvalContext& ctx) {
     const Context::Key key{ctx.page_size, ctx.kv_dtype, ctx.page_size_explicit, ctx.radix_cache, ctx.kv_dtype_explicit};
     std::size_t at = 0;
     while (at < contexts_used_ && !(contexts_[at].key == key)) ++at;
     if (at == contexts_used_) {
-      if (at == contexts_.size()) return true;  // too many contexts to remember: judge again
+      if (at == contexts_.size()) return -1;
       contexts_[at].key = key;
       contexts_[at].judged.reset();
       ++contexts_used_;
     }
-    const std::size_t bit = (static_cast<std::size_t>(b) * kPhaseCount + static_cast<std::size_t>(phase)) * 2 + (ctx.backend_explicit ? 1 : 0);
-    if (contexts_[at].judged.test(bit)) return false;
-    contexts_[at].judged.set(bit);
+    return static_cast<int>(at);
+  }
+
+  // Whether the candidate has not been judged in this phase and context yet in this configuration;
+  // records that it now is.
+  bool first_time(int context, BackendId b, int phase, bool backend_explicit) {
+    if (context < 0) return true;  // not remembered: judge again
+    const std::size_t bit = (static_cast<std::size_t>(b) * kPhaseCount + static_cast<std::size_t>(phase)) * 2 + (backend_explicit ? 1 : 0);
+    auto& judged = contexts_[static_cast<std::size_t>(context)].judged;
+    if (judged.test(bit)) return false;
+    judged.set(bit);
     return true;
   }
 
