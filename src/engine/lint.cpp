@@ -189,6 +189,37 @@ class TrackedIndex {
   std::size_t count_ = 0;
 };
 
+// What the main sweep's probe() found per configuration (the hopeless backends and how many selections
+// it made), for the hybrid pass, which probes the same configurations again. Parts of a sweep write
+// disjoint configurations.
+class ProbeRecords {
+ public:
+  ProbeRecords(std::size_t configurations, std::size_t backends)
+      : backends_(backends), selections_(configurations, 0), hopeless_(configurations * backends, 0) {}
+
+  void record(std::size_t position, const std::vector<std::array<bool, kPhaseCount>>& hopeless, std::size_t selections) {
+    for (std::size_t b = 0; b < backends_; ++b)
+      hopeless_[position * backends_ + b] = static_cast<std::uint8_t>((hopeless[b][0] ? 1 : 0) | (hopeless[b][1] ? 2 : 0));
+    selections_[position] = selections + 1;
+  }
+  // Restores a recorded probe; false when the configuration was not probed (or an engine error made
+  // its problems worth reporting again).
+  bool replay(std::size_t position, std::vector<std::array<bool, kPhaseCount>>& hopeless, std::size_t& selections) const {
+    if (position >= selections_.size() || selections_[position] == 0) return false;
+    for (std::size_t b = 0; b < backends_; ++b) {
+      const std::uint8_t bits = hopeless_[position * backends_ + b];
+      hopeless[b] = {(bits & 1) != 0, (bits & 2) != 0};
+    }
+    selections += selections_[position] - 1;
+    return true;
+  }
+
+ private:
+  std::size_t backends_;
+  std::vector<std::size_t> selections_;  // 1 + the probe's selections; 0: not recorded
+  std::vector<std::uint8_t> hopeless_;   // per configuration and backend: bit 0 prefill, bit 1 decode
+};
+
 class Linter {
  public:
   Linter(const std::shared_ptr<const Matrix>& matrix, const LintOptions& o) : matrix_(matrix), m_(*matrix), o_(o) {
@@ -208,7 +239,8 @@ class Linter {
   // A part of a sweep: the same matrix, options and tracked entries, nothing recorded yet.
   struct PartOf {};
   Linter(PartOf, const Linter& root)
-      : matrix_(root.matrix_), m_(root.m_), o_(root.o_), tracked_(root.tracked_), index_(root.index_), plan_rules_(root.plan_rules_) {
+      : matrix_(root.matrix_), m_(root.m_), o_(root.o_), tracked_(root.tracked_), index_(root.index_), plan_rules_(root.plan_rules_),
+        probes_(root.probes_) {
     for (Tracked& t : tracked_) t.fired = false;
     const std::size_t n = m_.backends().size();
     chosen_auto_.assign(n, false);
@@ -220,6 +252,7 @@ class Linter {
     report_.devices = devices.size();
     report_.models = models.size();
     const std::size_t total = for_each_case(devices, models, kNone, [](const Request&, const Case&) { return true; });
+    probes_ = std::make_shared<ProbeRecords>(total, m_.backends().size());
     std::size_t threads = o_.threads != 0 ? o_.threads : std::max<std::size_t>(1, std::thread::hardware_concurrency());
     threads = std::min(threads, total);
     if (threads <= 1) {
@@ -472,7 +505,11 @@ class Linter {
       ++report_.auto_invalid;
     }
     const bool search_needed = !automatic->ok() && o_.search_missed && !request_level_failure(*automatic);
-    if (o_.explicit_probes || search_needed) probe(r, c);
+    if (o_.explicit_probes || search_needed) {
+      const std::size_t selections = report_.selections, errors = report_.engine_errors;
+      probe(r, c);
+      if (report_.engine_errors == errors) probes_->record(c.position, hopeless_, report_.selections - selections);
+    }
     if (search_needed) search(r, c, *automatic);
   }
 
@@ -589,7 +626,9 @@ class Linter {
     const auto prefill = candidates(0, 0, r), decode = candidates(0, 1, r);
     if (prefill.size() + decode.size() <= 2) return false;  // no pair of two backends
     rejections_.new_configuration();
-    probe(r, c);
+    // The main sweep probed this configuration already: the same selections, so the same rules fired
+    // and the same backends are hopeless. Count them as one thread does, without running them again.
+    if (!probes_ || !probes_->replay(c.position, hopeless_, report_.selections)) probe(r, c);
     Request e = r;  // every pair sets both phases
     for (BackendId p : prefill)
       for (BackendId d : decode) {
@@ -724,6 +763,7 @@ class Linter {
   std::vector<bool> chosen_auto_;
   std::vector<std::array<bool, kPhaseCount>> valid_;
   std::vector<std::array<bool, kPhaseCount>> hopeless_;  // per configuration, filled by probe()
+  std::shared_ptr<ProbeRecords> probes_;                 // shared by every part (each writes its own configurations)
   detail::RejectionRules rejections_;
 };
 
