@@ -1,9 +1,13 @@
 // What attnsel costs inside a process: one selection on a loaded matrix (representative requests),
 // loading and validating the built-in matrix, rendering a selection, and the whole-space sweep.
-// Targets (issue 6): one selection under 1 microsecond median.
+// Targets (issues 6, 16): one selection under 1 microsecond median, with no heap allocation for a
+// valid automatic selection (the allocs/select counter).
 //   build-bench/bench/attnsel_bench --benchmark_repetitions=10 --benchmark_report_aggregates_only=true
+#include <atomic>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <new>
 #include <string>
 
 #include <benchmark/benchmark.h>
@@ -15,8 +19,28 @@
 #include "attnsel/selection.hpp"
 #include "matrix/image.hpp"
 
+// Every heap allocation in the process, counted (the benchmarks report them per iteration).
+namespace {
+std::atomic<std::size_t> g_allocations{0};
+
+void* counted_alloc(std::size_t n) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n != 0 ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+}  // namespace
+
+void* operator new(std::size_t n) { return counted_alloc(n); }
+void* operator new[](std::size_t n) { return counted_alloc(n); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+
 namespace attnsel {
 namespace {
+
+std::size_t allocations() { return g_allocations.load(std::memory_order_relaxed); }
 
 const Catalog& catalog() {
   static const auto c = *builtin_catalog();
@@ -60,10 +84,13 @@ void BM_Select(benchmark::State& state) {
   const Request r = representative(static_cast<int>(state.range(0)));
   const auto& m = matrix();
   state.SetLabel(kNames[state.range(0)]);
+  const std::size_t before = allocations();
   for (auto _ : state) {
     auto s = select(m, r);
     benchmark::DoNotOptimize(s);
   }
+  state.counters["allocs/select"] =
+      benchmark::Counter(static_cast<double>(allocations() - before), benchmark::Counter::kAvgIterations);
 }
 BENCHMARK(BM_Select)->DenseRange(0, 4);
 
@@ -158,21 +185,38 @@ void BM_RenderText(benchmark::State& state) {
 }
 BENCHMARK(BM_RenderText);
 
-// The whole space of `attnsel matrix lint`: configurations per second.
+// The whole space of `attnsel matrix lint`: configurations per second, per engine (its newest
+// matrix), on 1 or 2 threads, with or without the explicit probes.
+const char* const kEngines[] = {"sglang", "vllm", "sglang-diffusion"};
+
 void BM_WholeSpace(benchmark::State& state) {
+  const char* engine = kEngines[state.range(0)];
+  const auto m = builtin_matrix(engine);
+  if (!m) {
+    state.SkipWithError(m.error().describe().c_str());
+    return;
+  }
   LintOptions o;
-  o.explicit_probes = state.range(0) != 0;
+  o.threads = static_cast<std::size_t>(state.range(1));
+  o.explicit_probes = state.range(2) != 0;
   std::size_t configurations = 0, selections = 0;
   for (auto _ : state) {
-    LintReport r = lint_matrix(matrix(), catalog(), o);
+    LintReport r = lint_matrix(*m, catalog(), o);
     configurations += r.configurations;
     selections += r.selections;
   }
   state.counters["configs/s"] = benchmark::Counter(static_cast<double>(configurations), benchmark::Counter::kIsRate);
   state.counters["selections/s"] = benchmark::Counter(static_cast<double>(selections), benchmark::Counter::kIsRate);
-  state.SetLabel(o.explicit_probes ? "with explicit probes" : "automatic + replay + search only");
+  state.SetLabel(std::string(engine) + (o.explicit_probes ? ", with explicit probes" : ", automatic + replay + search only") + ", " +
+                 std::to_string(o.threads) + (o.threads == 1 ? " thread" : " threads"));
 }
-BENCHMARK(BM_WholeSpace)->Arg(0)->Arg(1)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_WholeSpace)
+    ->ArgsProduct({{0, 1, 2}, {1, 2}, {1}})
+    ->Args({0, 1, 0})
+    ->Args({0, 2, 0})
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace attnsel

@@ -1,5 +1,6 @@
 // The whole request space: automatic selection agrees with explicit validation on the built-in
 // matrix, and lint_matrix() catches matrices where it does not.
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -232,6 +233,27 @@ TEST(WholeSpace, ThreadsDoNotChangeTheReport) {
   o.max_examples = 3;
   const LintReport r = same_on_threads(load(m), o, {2, 3, 7});
   EXPECT_GT(r.problems.size(), 1u) << problems(r);
+
+  // The hybrid pass stops at the first configuration (in space order) after which every plan rule
+  // has fired; on several threads it must stop at the same one (the report counts its selections).
+  json hybrid = sglang();
+  json kept = json::array();
+  for (const auto& rl : hybrid["rules"])
+    if (rl.value("scope", "backend") != "plan") kept.push_back(rl);
+  hybrid["rules"] = kept;
+  json on_automatic = rule("test-any-plan", "info", {{"any_backend", "fa3"}});
+  on_automatic["scope"] = "plan";
+  json on_a_pair = rule("test-hybrid-pair", "warning", {{"prefill_backend", "flashinfer"}, {"decode_backend", "triton"},
+                                                        {"cc", {{"min", "9.0"}}}, {"kv_dtype", "auto"}});
+  on_a_pair["scope"] = "plan";
+  hybrid["rules"].push_back(on_automatic);
+  hybrid["rules"].push_back(on_a_pair);
+  LintOptions h;
+  h.cuda_versions = {"12.9"};
+  h.topks = {0};
+  const LintReport stopped = same_on_threads(load(hybrid), h, {2, 3, 7});
+  for (const char* id : {"test-any-plan", "test-hybrid-pair"})
+    EXPECT_EQ(std::count(stopped.fired.begin(), stopped.fired.end(), id), 1) << id << " fired";
 }
 
 }  // namespace

@@ -37,6 +37,9 @@ class Result {
  public:
   Result(T value) : v_(std::move(value)) {}       // NOLINT(google-explicit-constructor)
   Result(Error error) : v_(std::move(error)) {}   // NOLINT(google-explicit-constructor)
+  // The value, constructed in place (no move of a large T).
+  template <class... Args>
+  explicit Result(std::in_place_t, Args&&... args) : v_(std::in_place_index<0>, std::forward<Args>(args)...) {}
 
   bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }

@@ -2,6 +2,7 @@
 // and every reason (errors, warnings, notes, rejected candidates) as data.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 #include "attnsel/export.hpp"
 #include "attnsel/matrix.hpp"
 #include "attnsel/request.hpp"
+#include "attnsel/small_vector.hpp"
 
 namespace attnsel {
 
@@ -81,7 +83,7 @@ struct PagePlan {
   std::optional<int> requested;
   PageOrigin origin = PageOrigin::sglang_default;
   const RuleInfo* rewrite_rule = nullptr;   // for sglang_rewrite
-  std::vector<PageConstraint> constraints;  // one per chosen backend and phase
+  SmallVector<PageConstraint, 6> constraints;  // one per chosen backend and phase
   // Prefix caching matches whole pages: prompts shorter than page_size tokens are never cached,
   // and up to page_size - 1 trailing tokens of each prompt are not reusable.
   int uncached_prompt_below() const { return page_size; }
@@ -113,20 +115,69 @@ struct TraceStep {
   const RuleInfo* rule = nullptr;
 };
 
-class ATTNSEL_API Selection {
+// The candidates a selection did not have to judge to decide: every one that is not usable here,
+// with the rules that reject it, and those valid in every phase but not chosen.
+struct JudgedAlternatives {
+  std::vector<Rejection> rejected;
+  std::vector<BackendId> valid;
+};
+
+class Selection;
+namespace detail {
+struct EngineAccess;  // the engine fills what a Selection judges on first use (src/engine/engine.cpp)
+}
+
+// A read-only list that a Selection judges on first use (Selection::rejected, Selection::alternatives):
+// iterate it, index it, or bind it to a const std::vector&.
+template <class T, std::vector<T> JudgedAlternatives::*List>
+class JudgedList {
  public:
+  explicit JudgedList(const Selection* owner) : owner_(owner) {}
+  JudgedList(const JudgedList&) = delete;  // a view of its Selection: copy the vector (get()) instead
+  JudgedList& operator=(const JudgedList&) = delete;
+
+  const std::vector<T>& get() const;
+  operator const std::vector<T>&() const { return get(); }  // NOLINT(google-explicit-constructor)
+  typename std::vector<T>::const_iterator begin() const { return get().begin(); }
+  typename std::vector<T>::const_iterator end() const { return get().end(); }
+  std::size_t size() const { return get().size(); }
+  bool empty() const { return get().empty(); }
+  const T& operator[](std::size_t i) const { return get()[i]; }
+  const T& front() const { return get().front(); }
+  const T& back() const { return get().back(); }
+
+ private:
+  const Selection* owner_;
+};
+
+// What select() decides. Selection adds the alternatives, judged on first use.
+struct SelectionOutcome {
   bool ok() const { return errors.empty(); }
 
   std::shared_ptr<const Matrix> matrix;  // keeps the rules the findings point to alive
-  Request request;                       // as normalised by request-scope rules
+  Request request;                       // as the caller passed it (request-scope rules change the fields below)
   KvCacheDtype kv_cache_dtype = KvCacheDtype::auto_;  // effective
   bool radix_cache = true;               // false when disabled by the user or a rule
-  std::vector<SlotPlan> slots;           // attention first; only the slots the model kind has
+  SmallVector<SlotPlan, 3> slots;        // attention first; only the slots the model kind has
   PagePlan page;
   std::vector<Finding> errors, warnings, notes;
-  std::vector<Rejection> rejected;       // every candidate that is not usable here
-  std::vector<BackendId> alternatives;   // valid in every phase but not chosen
-  std::vector<TraceStep> trace;
+  SmallVector<TraceStep, 8> trace;
+};
+
+class ATTNSEL_API Selection : public SelectionOutcome {
+ public:
+  Selection() = default;
+  Selection(const Selection& other);
+  Selection(Selection&& other) noexcept;
+  Selection& operator=(const Selection& other);
+  Selection& operator=(Selection&& other) noexcept;
+  ~Selection();
+
+  // Judging every other candidate costs more than choosing, so it happens on the first read of
+  // either list (from matrix and request; thread-safe), never in select() itself.
+  JudgedList<Rejection, &JudgedAlternatives::rejected> rejected{this};  // every candidate not usable here
+  JudgedList<BackendId, &JudgedAlternatives::valid> alternatives{this};  // valid in every phase but not chosen
+  const JudgedAlternatives& judged() const;
 
   const SlotPlan* slot(std::string_view name) const;
   // The attention backend, for one phase; kNoBackend when the plan has none.
@@ -137,7 +188,16 @@ class ATTNSEL_API Selection {
   // The SGLang launch flags that realise this plan.
   std::vector<std::string> flags() const;
   const std::string& name(BackendId id) const { return matrix->backend(id).name; }
+
+ private:
+  friend struct detail::EngineAccess;
+  mutable std::atomic<const JudgedAlternatives*> judged_{nullptr};
 };
+
+template <class T, std::vector<T> JudgedAlternatives::*List>
+const std::vector<T>& JudgedList<T, List>::get() const {
+  return owner_->judged().*List;
+}
 
 // The engine: pure, no I/O, no globals. Unknown backend names are an Error (unknown_name);
 // everything else, including an impossible configuration, is a Selection with errors.

@@ -12,46 +12,64 @@ bool in_ranges(const std::vector<VersionRange>& ranges, const std::optional<Vers
 
 bool has(BackendSet set, BackendId id) { return id != kNoBackend && set.test(id); }
 
+// One field of a condition against the context. Fields combine with AND, so their order does not
+// change the result: matches() tests only the fields a condition sets, cheap ones first.
+[[gnu::always_inline]] inline bool field_matches(std::uint32_t field, const Condition& c, const EvalContext& ctx) {
+  const Request& req = *ctx.request;
+  switch (field) {
+    case Condition::f_backend: return has(c.backend, ctx.backend);
+    case Condition::f_phase: return ctx.phase >= 0 && c.phase.contains(static_cast<Phase>(ctx.phase));
+    case Condition::f_prefill_backend: return has(c.prefill_backend, ctx.prefill);
+    case Condition::f_decode_backend: return has(c.decode_backend, ctx.decode);
+    case Condition::f_any_backend: return has(c.any_backend, ctx.prefill) || has(c.any_backend, ctx.decode);
+    case Condition::f_hybrid: return (ctx.prefill != ctx.decode) == c.hybrid;
+    case Condition::f_kind: return c.kind.contains(req.model.kind);
+    case Condition::f_platform: return c.platform.contains(req.device.platform);
+    case Condition::f_cc: return in_ranges(c.cc, req.device.compute_capability);
+    case Condition::f_cuda: return in_ranges(c.cuda, req.device.cuda);
+    case Condition::f_kv_dtype: return c.kv_dtype.contains(ctx.kv_dtype);
+    case Condition::f_kv_dtype_explicit: return ctx.kv_dtype_explicit == c.kv_dtype_explicit;
+    case Condition::f_dtype: return c.dtype.contains(req.dtype);
+    case Condition::f_installed:
+      // Packages nobody reported are assumed present (cell.requires-unknown says so).
+      if (!req.installed_known) return true;
+      for (const auto& p : c.installed)
+        if (std::find(req.installed.begin(), req.installed.end(), p) == req.installed.end()) return false;
+      return true;
+    case Condition::f_topk: return c.topk.matches(req.speculative_topk);
+    case Condition::f_page_size: return c.page_size.matches(ctx.page_size);
+    case Condition::f_page_size_explicit: return ctx.page_size_explicit == c.page_size_explicit;
+    case Condition::f_backend_explicit: return ctx.backend_explicit == c.backend_explicit;
+    case Condition::f_sliding_window: return req.model.sliding_window == c.sliding_window;
+    case Condition::f_multimodal: return req.model.multimodal == c.multimodal;
+    case Condition::f_attention_sinks: return req.model.attention_sinks == c.attention_sinks;
+    case Condition::f_deterministic: return req.deterministic == c.deterministic;
+    case Condition::f_radix_cache: return ctx.radix_cache == c.radix_cache;
+    case Condition::f_spec_mode: return req.speculative_attention_mode == c.spec_mode;
+    case Condition::f_family: return std::find(c.family.begin(), c.family.end(), req.model.family) != c.family.end();
+    case Condition::f_architecture:
+      return std::find(c.architecture.begin(), c.architecture.end(), req.model.architecture) != c.architecture.end();
+    case Condition::f_kv_heads: return req.model.num_key_value_heads && c.kv_heads.matches(*req.model.num_key_value_heads);
+    case Condition::f_head_dim: return req.model.head_dim && c.head_dim.matches(*req.model.head_dim);
+    default: return true;  // no such field
+  }
+}
+
+// Fields that compare strings or walk ranges: tested after every other field has passed.
+constexpr std::uint32_t kCostlyFields = Condition::f_cc | Condition::f_cuda | Condition::f_installed | Condition::f_family |
+                                        Condition::f_architecture | Condition::f_kv_heads | Condition::f_head_dim |
+                                        Condition::f_topk | Condition::f_page_size;
+
+[[gnu::always_inline]] inline bool fields_match(std::uint32_t fields, const Condition& c, const EvalContext& ctx) {
+  for (; fields != 0; fields &= fields - 1)
+    if (!field_matches(fields & (~fields + 1), c, ctx)) return false;  // the lowest field set
+  return true;
+}
+
 }  // namespace
 
 bool matches(const Condition& c, const EvalContext& ctx) {
-  const Request& req = *ctx.request;
-  const std::uint32_t f = c.fields;
-  if (f & Condition::f_backend && !has(c.backend, ctx.backend)) return false;
-  if (f & Condition::f_phase && (ctx.phase < 0 || !c.phase.contains(static_cast<Phase>(ctx.phase)))) return false;
-  if (f & Condition::f_prefill_backend && !has(c.prefill_backend, ctx.prefill)) return false;
-  if (f & Condition::f_decode_backend && !has(c.decode_backend, ctx.decode)) return false;
-  if (f & Condition::f_any_backend && !has(c.any_backend, ctx.prefill) && !has(c.any_backend, ctx.decode)) return false;
-  if (f & Condition::f_hybrid && (ctx.prefill != ctx.decode) != c.hybrid) return false;
-  if (f & Condition::f_kind && !c.kind.contains(req.model.kind)) return false;
-  if (f & Condition::f_platform && !c.platform.contains(req.device.platform)) return false;
-  if (f & Condition::f_cc && !in_ranges(c.cc, req.device.compute_capability)) return false;
-  if (f & Condition::f_cuda && !in_ranges(c.cuda, req.device.cuda)) return false;
-  if (f & Condition::f_kv_dtype && !c.kv_dtype.contains(ctx.kv_dtype)) return false;
-  if (f & Condition::f_kv_dtype_explicit && ctx.kv_dtype_explicit != c.kv_dtype_explicit) return false;
-  if (f & Condition::f_dtype && !c.dtype.contains(req.dtype)) return false;
-  // Packages nobody reported are assumed present (cell.requires-unknown says so).
-  if (f & Condition::f_installed && req.installed_known)
-    for (const auto& p : c.installed)
-      if (std::find(req.installed.begin(), req.installed.end(), p) == req.installed.end()) return false;
-  if (f & Condition::f_topk && !c.topk.matches(req.speculative_topk)) return false;
-  if (f & Condition::f_page_size && !c.page_size.matches(ctx.page_size)) return false;
-  if (f & Condition::f_page_size_explicit && ctx.page_size_explicit != c.page_size_explicit) return false;
-  if (f & Condition::f_backend_explicit && ctx.backend_explicit != c.backend_explicit) return false;
-  if (f & Condition::f_sliding_window && req.model.sliding_window != c.sliding_window) return false;
-  if (f & Condition::f_multimodal && req.model.multimodal != c.multimodal) return false;
-  if (f & Condition::f_attention_sinks && req.model.attention_sinks != c.attention_sinks) return false;
-  if (f & Condition::f_deterministic && req.deterministic != c.deterministic) return false;
-  if (f & Condition::f_radix_cache && ctx.radix_cache != c.radix_cache) return false;
-  if (f & Condition::f_spec_mode && req.speculative_attention_mode != c.spec_mode) return false;
-  if (f & Condition::f_family && std::find(c.family.begin(), c.family.end(), req.model.family) == c.family.end())
-    return false;
-  if (f & Condition::f_architecture &&
-      std::find(c.architecture.begin(), c.architecture.end(), req.model.architecture) == c.architecture.end())
-    return false;
-  if (f & Condition::f_kv_heads && !(req.model.num_key_value_heads && c.kv_heads.matches(*req.model.num_key_value_heads)))
-    return false;
-  if (f & Condition::f_head_dim && !(req.model.head_dim && c.head_dim.matches(*req.model.head_dim))) return false;
+  if (!fields_match(c.fields & ~kCostlyFields, c, ctx) || !fields_match(c.fields & kCostlyFields, c, ctx)) return false;
   for (const auto& sub : c.all)
     if (!matches(sub, ctx)) return false;
   if (!c.any.empty() && std::none_of(c.any.begin(), c.any.end(), [&](const Condition& sub) { return matches(sub, ctx); }))

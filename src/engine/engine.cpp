@@ -9,10 +9,12 @@
 // 5. the chosen backends are judged again at the final page size.
 #include <algorithm>
 #include <array>
+#include <memory>
 
 #include "attnsel/selection.hpp"
 #include "core/suggest.hpp"
 #include "engine/condition.hpp"
+#include "engine/engine.hpp"
 #include "plan/page_plan.hpp"
 
 namespace attnsel {
@@ -31,13 +33,68 @@ struct Verdict {
   int page_size = 1;                // after the backend's own page-size rewrites
   const Rule* page_rule = nullptr;  // the rewrite that set it, if any
   bool page_from_set = false;       // a fixed-size kernel with no size given: the plan must pick one
-  std::vector<Finding> findings;
+  SmallVector<Finding, 4> findings;
+};
+
+// Verdicts by backend and phase, made on demand. Addresses are stable: a reference to one survives
+// judging others. The first few live inside the table: choosing usually judges only a handful.
+class VerdictTable {
+ public:
+  VerdictTable() = default;
+  VerdictTable(const VerdictTable&) = delete;
+  VerdictTable& operator=(const VerdictTable&) = delete;
+  ~VerdictTable() {
+    for (std::size_t at = kInline; at < count_; ++at) slot(at).~Verdict();
+  }
+
+  Verdict* find(BackendId b, int phase) {
+    const std::uint16_t at = index_[b][static_cast<std::size_t>(phase)];
+    return at == 0 ? nullptr : &slot(at - 1u);
+  }
+  Verdict& add(BackendId b, int phase) {
+    const std::size_t at = count_;
+    if (at >= kInline) {
+      if ((at - kInline) % kBlock == 0) blocks_.push_back(std::unique_ptr<Block>(new Block));  // raw storage
+      ::new (static_cast<void*>(&slot(at))) Verdict;
+    }
+    ++count_;
+    index_[b][static_cast<std::size_t>(phase)] = static_cast<std::uint16_t>(at + 1);
+    return slot(at);
+  }
+
+ private:
+  static constexpr std::size_t kInline = 8, kBlock = 32;
+  struct Block {
+    alignas(Verdict) unsigned char bytes[kBlock * sizeof(Verdict)];
+  };
+  Verdict& slot(std::size_t at) {
+    if (at < kInline) return inline_[at];
+    return reinterpret_cast<Verdict*>(blocks_[(at - kInline) / kBlock]->bytes)[(at - kInline) % kBlock];
+  }
+  std::array<std::array<std::uint16_t, kPhaseCount>, kMaxBackends> index_{};  // 0: not judged, else 1 + position
+  std::array<Verdict, kInline> inline_;
+  std::vector<std::unique_ptr<Block>> blocks_;
+  std::size_t count_ = 0;
+};
+
+// The phases one automatic choice decides: one, or every phase of a joint slot.
+struct Phases {
+  int at[kPhaseCount] = {};
+  std::size_t n = 0;
+  const int* begin() const { return at; }
+  const int* end() const { return at + n; }
+  std::size_t size() const { return n; }
+  bool empty() const { return n == 0; }
+  int operator[](std::size_t i) const { return at[i]; }
 };
 
 class Engine {
  public:
-  Engine(const std::shared_ptr<const Matrix>& matrix, const Request& request, Selection& out)
-      : m_(*matrix), out_(out) {
+  // judged: also judge every other candidate (Selection::judged()); rejections: only report the rules
+  // that reject them, once per context (the lint). Both null: leave them unjudged.
+  Engine(const std::shared_ptr<const Matrix>& matrix, const Request& request, Selection& out, JudgedAlternatives* judged,
+         detail::RejectionRules* rejections)
+      : m_(*matrix), out_(out), judged_(judged), rejections_(rejections) {
     out_.matrix = matrix;
     out_.request = request;
     base_.request = &out_.request;
@@ -46,7 +103,7 @@ class Engine {
     base_.page_size = request.page_size.value_or(m_.default_page_size());
     base_.page_size_explicit = request.page_size.has_value();
     base_.radix_cache = !request.disable_radix_cache;
-    verdicts_.resize(m_.backends().size());
+    for (int f = 0; f < kFeatureCount; ++f) feature_rules_[static_cast<std::size_t>(f)] = m_.feature_rule(static_cast<Feature>(f));
   }
 
   std::optional<Error> run() {
@@ -68,7 +125,8 @@ class Engine {
   // ---- explicit names ----
 
   std::optional<Error> resolve_explicit() {
-    explicit_.assign(m_.slots().size(), {kNoBackend, kNoBackend});
+    explicit_.clear();
+    for (std::size_t i = 0; i < m_.slots().size(); ++i) explicit_.push_back({kNoBackend, kNoBackend});
     for (SlotId s = 0; s < m_.slots().size(); ++s) {
       const Slot& slot = m_.slot(s);
       const BackendChoice* choice = out_.request.choice_for(slot.name);
@@ -123,10 +181,9 @@ class Engine {
 
   // ---- judging candidates ----
 
-  const Verdict& judge(BackendId b, int phase) {
-    Verdict& v = verdicts_[b][static_cast<std::size_t>(phase)];
-    if (v.evaluated) return v;
-    v = Verdict{};
+  Verdict& judge(BackendId b, int phase) {
+    if (Verdict* judged = verdicts_.find(b, phase)) return *judged;
+    Verdict& v = verdicts_.add(b, phase);
     v.evaluated = true;
     const SlotId s = m_.backend(b).slot;
     EvalContext ctx = base_;
@@ -224,7 +281,7 @@ class Engine {
       if (!ok) reject(BuiltinRule::speculative);
     }
     for (int fi = 0; fi < kFeatureCount; ++fi) {
-      const FeatureRule* rule = m_.feature_rule(static_cast<Feature>(fi));
+      const FeatureRule* rule = feature_rules_[static_cast<std::size_t>(fi)];
       if (rule && (rule->slots >> m_.backend(b).slot & 1u) && !cell->has(static_cast<Feature>(fi)) && matches(rule->when, ctx))
         v.findings.push_back(finding(rule->info, rule->info.severity, b, phase));
     }
@@ -255,19 +312,19 @@ class Engine {
       out_.trace.push_back({TraceStep::Kind::explicit_choice, s, static_cast<std::int8_t>(p), b, nullptr});
     }
     if (slot.joint) {
-      std::vector<int> phases;
+      Phases phases;
       for (int p = 0; p < kPhaseCount; ++p)
-        if (open[static_cast<std::size_t>(p)]) phases.push_back(p);
+        if (open[static_cast<std::size_t>(p)]) phases.at[phases.n++] = p;
       if (!phases.empty()) auto_choose(s, phases, plan);
     } else {
       for (int p = 0; p < kPhaseCount; ++p)
-        if (open[static_cast<std::size_t>(p)]) auto_choose(s, {p}, plan);
+        if (open[static_cast<std::size_t>(p)]) auto_choose(s, Phases{{p}, 1}, plan);
     }
     for (int p = 0; p < kPhaseCount; ++p) follow_rewrite(plan.phase[p], p, s);
     out_.slots.push_back(plan);
   }
 
-  void auto_choose(SlotId s, const std::vector<int>& phases, SlotPlan& plan) {
+  void auto_choose(SlotId s, const Phases& phases, SlotPlan& plan) {
     auto usable_everywhere = [&](BackendId b) {
       return std::all_of(phases.begin(), phases.end(), [&](int p) { return usable(b, p); }) &&
              plan_allows(s, b, phases, plan);
@@ -320,7 +377,7 @@ class Engine {
   // Plan rules that would reject the combination a candidate makes with the phases already chosen
   // (e.g. topk > 1 on a page size > 1 needs page-tree backends). Such a candidate is rejected in
   // every phase it would fill, with the rule, and automatic selection moves on.
-  bool plan_allows(SlotId s, BackendId candidate, const std::vector<int>& phases, const SlotPlan& plan) {
+  bool plan_allows(SlotId s, BackendId candidate, const Phases& phases, const SlotPlan& plan) {
     if (s != 0) return true;  // plan rules read the first slot's backends
     EvalContext ctx = base_;
     BackendId chosen[kPhaseCount] = {plan.phase[0].backend, plan.phase[1].backend};
@@ -332,9 +389,11 @@ class Engine {
       if (v.page_rule) ctx.page_size = v.page_size;  // the size SGLang will force
     }
     bool allowed = true;
-    for (const Rule* rule : m_.rules_in(RuleScope::plan)) {
+    const auto& plan_rules = m_.rules_in(RuleScope::plan);
+    for (std::size_t i = 0; i < plan_rules.size(); ++i) {
+      const Rule* rule = plan_rules[i];
       if (effective_severity(*rule) != Severity::error) continue;
-      const bool per_phase = rule->when.uses() & (Condition::f_backend | Condition::f_phase);
+      const bool per_phase = plan_rule_per_phase(i);
       for (int p = per_phase ? 0 : -1; p < (per_phase ? kPhaseCount : 0); ++p) {
         EvalContext c = ctx;
         c.phase = p;
@@ -342,7 +401,7 @@ class Engine {
         if (!matches(rule->when, c)) continue;
         allowed = false;
         for (int q : phases) {
-          Verdict& v = verdicts_[candidate][static_cast<std::size_t>(q)];
+          Verdict& v = judge(candidate, q);
           if (std::none_of(v.findings.begin(), v.findings.end(), [&](const Finding& f) { return f.rule == &rule->info; }))
             v.findings.push_back(finding(rule->info, Severity::error, candidate, q));
           v.valid = false;
@@ -458,9 +517,23 @@ class Engine {
     return ctx;
   }
 
+  // Whether a plan rule reads the phase or its backend (then it is checked per phase); worked out once.
+  bool plan_rule_per_phase(std::size_t i) {
+    const auto& plan_rules = m_.rules_in(RuleScope::plan);
+    while (plan_per_phase_.size() < plan_rules.size()) plan_per_phase_.push_back(kUnknown);
+    if (plan_per_phase_[i] == kUnknown) {
+      const Condition& when = plan_rules[i]->when;
+      const bool nested = !when.all.empty() || !when.any.empty() || !when.none.empty();
+      plan_per_phase_[i] = ((nested ? when.uses() : when.fields) & (Condition::f_backend | Condition::f_phase)) != 0;
+    }
+    return plan_per_phase_[i] != 0;
+  }
+
   void apply_plan_rules() {
-    for (const Rule* rule : m_.rules_in(RuleScope::plan)) {
-      const bool per_phase = rule->when.uses() & (Condition::f_backend | Condition::f_phase);
+    const auto& plan_rules = m_.rules_in(RuleScope::plan);
+    for (std::size_t i = 0; i < plan_rules.size(); ++i) {
+      const Rule* rule = plan_rules[i];
+      const bool per_phase = plan_rule_per_phase(i);
       for (int p = per_phase ? 0 : -1; p < (per_phase ? kPhaseCount : 0); ++p) {
         EvalContext ctx = plan_context(p);
         if (!matches(rule->when, ctx)) continue;
@@ -474,7 +547,7 @@ class Engine {
   }
 
   void plan_page_size() {
-    std::vector<detail::PageInput> inputs;
+    detail::PageInputs inputs;
     for (const auto& sp : out_.slots)
       for (int p = 0; p < kPhaseCount; ++p) {
         BackendId b = sp.phase[p].backend;
@@ -500,7 +573,7 @@ class Engine {
       for (int p = 0; p < kPhaseCount; ++p) {
         BackendId b = sp.phase[p].backend;
         if (b == kNoBackend) continue;
-        Verdict& v = verdicts_[b][static_cast<std::size_t>(p)];
+        Verdict& v = judge(b, p);
         Verdict again;
         again.evaluated = true;
         EvalContext ctx = base_;
@@ -528,7 +601,7 @@ class Engine {
   // ---- results ----
 
   void collect() {
-    std::vector<std::pair<BackendId, int>> chosen;
+    SmallVector<std::pair<BackendId, int>, 6> chosen;
     for (const auto& sp : out_.slots)
       for (int p = 0; p < kPhaseCount; ++p) {
         const PhaseChoice& c = sp.phase[p];
@@ -539,6 +612,11 @@ class Engine {
         chosen.emplace_back(c.backend, p);
         for (const auto& f : judge(c.backend, p).findings) add_once(f);
       }
+    if (rejections_) {
+      report_rejection_rules(chosen);
+      return;
+    }
+    if (!judged_) return;
     for (BackendId b = 0; b < m_.backends().size(); ++b) {
       if (!m_.slot(m_.backend(b).slot).kinds.contains(out_.request.model.kind)) continue;
       bool is_chosen = std::any_of(chosen.begin(), chosen.end(), [&](const auto& c) { return c.first == b; });
@@ -556,8 +634,29 @@ class Engine {
           else if (same->phase != f.phase) same->phase = -1;  // fails in every phase
         }
       }
-      if (r.reasons.empty()) out_.alternatives.push_back(b);
-      else out_.rejected.push_back(std::move(r));
+      if (r.reasons.empty()) judged_->valid.push_back(b);
+      else judged_->rejected.push_back(std::move(r));
+    }
+  }
+
+  // The rules collect() would put in Selection::rejected, for candidates not judged yet in this context.
+  void report_rejection_rules(const SmallVector<std::pair<BackendId, int>, 6>& chosen) {
+    const int context = rejections_->context(base_);  // judge() judges in base_, with the backend's own fields
+    for (BackendId b = 0; b < m_.backends().size(); ++b) {
+      const SlotId s = m_.backend(b).slot;
+      if (!m_.slot(s).kinds.contains(out_.request.model.kind)) continue;
+      if (std::any_of(chosen.begin(), chosen.end(), [&](const auto& c) { return c.first == b; })) continue;
+      for (int p = 0; p < kPhaseCount; ++p) {
+        const Verdict* v = verdicts_.find(b, p);
+        if (!v) {
+          const bool is_explicit = explicit_[s][static_cast<std::size_t>(p)] == b;
+          if (!rejections_->first_time(context, b, p, is_explicit)) continue;  // judged so before: the same rules
+          v = &judge(b, p);
+        }
+        if (v->valid && v->redirect == kNoBackend) continue;
+        for (const auto& f : v->findings)
+          if (v->redirect == kNoBackend ? f.severity == Severity::error : f.to == v->redirect) rejections_->rules.push_back(f.rule);
+      }
     }
   }
 
@@ -597,18 +696,82 @@ class Engine {
 
   const Matrix& m_;
   Selection& out_;
+  JudgedAlternatives* judged_;
+  detail::RejectionRules* rejections_;
   EvalContext base_;
-  std::vector<std::array<BackendId, kPhaseCount>> explicit_;
-  std::vector<std::array<Verdict, kPhaseCount>> verdicts_;
+  SmallVector<std::array<BackendId, kPhaseCount>, 4> explicit_;
+  VerdictTable verdicts_;
+  std::array<const FeatureRule*, kFeatureCount> feature_rules_{};  // by Feature; null where the matrix has none
+  static constexpr std::int8_t kUnknown = -1;
+  SmallVector<std::int8_t, 32> plan_per_phase_;  // by position in rules_in(RuleScope::plan); kUnknown until needed
 };
 
 }  // namespace
 
+namespace detail {
+
+struct EngineAccess {
+  static Result<Selection> select(const std::shared_ptr<const Matrix>& matrix, const Request& request, bool judge_all,
+                                  RejectionRules* rejections = nullptr) {
+    Result<Selection> out(std::in_place);  // filled where it lies: a Selection is large to move
+    auto judged = judge_all ? std::make_unique<JudgedAlternatives>() : nullptr;
+    Engine engine(matrix, request, *out, judged.get(), rejections);
+    if (auto err = engine.run()) out = Result<Selection>(std::move(*err));
+    else out->judged_.store(judged.release());
+    return out;
+  }
+};
+
+Result<Selection> select_judging_all(const std::shared_ptr<const Matrix>& matrix, const Request& request) {
+  return EngineAccess::select(matrix, request, true);
+}
+
+Result<Selection> select_for_lint(const std::shared_ptr<const Matrix>& matrix, const Request& request,
+                                  RejectionRules& rejections) {
+  return EngineAccess::select(matrix, request, false, &rejections);
+}
+
+}  // namespace detail
+
 Result<Selection> select(const std::shared_ptr<const Matrix>& matrix, const Request& request) {
-  Selection out;
-  Engine engine(matrix, request, out);
-  if (auto err = engine.run()) return *err;
-  return out;
+  return detail::EngineAccess::select(matrix, request, false);
+}
+
+// ---- what a Selection judges on first use ----
+
+Selection::Selection(const Selection& other) : SelectionOutcome(other) {
+  if (const JudgedAlternatives* j = other.judged_.load(std::memory_order_acquire)) judged_.store(new JudgedAlternatives(*j));
+}
+
+Selection::Selection(Selection&& other) noexcept
+    : SelectionOutcome(std::move(other)), judged_(other.judged_.exchange(nullptr, std::memory_order_acq_rel)) {}
+
+Selection& Selection::operator=(const Selection& other) {
+  if (this != &other) *this = Selection(other);
+  return *this;
+}
+
+Selection& Selection::operator=(Selection&& other) noexcept {
+  if (this == &other) return *this;
+  SelectionOutcome::operator=(std::move(other));
+  delete judged_.exchange(other.judged_.exchange(nullptr, std::memory_order_acq_rel), std::memory_order_acq_rel);
+  return *this;
+}
+
+Selection::~Selection() { delete judged_.load(std::memory_order_acquire); }
+
+const JudgedAlternatives& Selection::judged() const {
+  if (const JudgedAlternatives* j = judged_.load(std::memory_order_acquire)) return *j;
+  static const JudgedAlternatives kNone;
+  if (!matrix) return kNone;
+  // The same engine on the same matrix and request, judging every candidate this time.
+  auto again = detail::EngineAccess::select(matrix, request, true);
+  if (!again) return kNone;
+  const JudgedAlternatives* fresh = again->judged_.exchange(nullptr);
+  const JudgedAlternatives* expected = nullptr;
+  if (judged_.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) return *fresh;
+  delete fresh;  // another thread judged first
+  return *expected;
 }
 
 }  // namespace attnsel

@@ -12,6 +12,8 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 #include <utility>
@@ -21,6 +23,7 @@
 
 #include "attnsel/selection.hpp"
 #include "core/json_text.hpp"
+#include "engine/engine.hpp"
 #include "render/envelope.hpp"
 
 namespace attnsel {
@@ -119,13 +122,126 @@ struct Range {
 constexpr Range kAll{0, std::numeric_limits<std::size_t>::max()};
 constexpr Range kNone{std::numeric_limits<std::size_t>::max(), std::numeric_limits<std::size_t>::max()};
 
+// One configuration of the space; its attnsel arguments are rendered only when a problem needs them.
+struct Case {
+  std::size_t position = 0;  // in the space
+  const LintDevice* device = nullptr;
+  const LintModel* model = nullptr;
+  bool deterministic = false;
+  KvCacheDtype kv = KvCacheDtype::auto_;
+  int topk = 0;
+  std::optional<int> page;
+  bool sliding_window = false;
+
+  std::string args() const {
+    std::string out = fmt::format("{} {}", device->args, model->args);
+    if (kv != KvCacheDtype::auto_) out += fmt::format(" --kv-cache-dtype {}", name_of(kv));
+    if (topk) out += fmt::format(" --speculative-eagle-topk {}", topk);
+    if (page) out += fmt::format(" --page-size {}", *page);
+    if (sliding_window && !model->traits.sliding_window) out += " --sliding-window";
+    if (deterministic) out += " --enable-deterministic-inference";
+    return out;
+  }
+};
+
+// The matrix entries the lint tracks (rules, features, selection entries), by the address of their
+// RuleInfo: an open-addressing table, built once and shared by every part of a sweep.
+class TrackedIndex {
+ public:
+  static constexpr std::size_t kNotTracked = std::numeric_limits<std::size_t>::max();
+
+  void add(const RuleInfo* info, std::size_t index) {
+    if (slots_.empty() || 2 * (count_ + 1) > slots_.size()) grow();
+    insert(info, index);
+  }
+  std::size_t find(const RuleInfo* info) const {
+    if (slots_.empty()) return kNotTracked;
+    for (std::size_t at = hash(info);; at = (at + 1) & (slots_.size() - 1)) {
+      const Slot& s = slots_[at];
+      if (s.info == info) return s.index;
+      if (!s.info) return kNotTracked;
+    }
+  }
+
+ private:
+  struct Slot {
+    const RuleInfo* info = nullptr;
+    std::size_t index = 0;
+  };
+  std::size_t hash(const RuleInfo* info) const {
+    const auto key = reinterpret_cast<std::uintptr_t>(info) >> 3;
+    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 32) & (slots_.size() - 1);
+  }
+  void insert(const RuleInfo* info, std::size_t index) {
+    std::size_t at = hash(info);
+    while (slots_[at].info && slots_[at].info != info) at = (at + 1) & (slots_.size() - 1);
+    if (!slots_[at].info) ++count_;
+    slots_[at] = {info, index};
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(std::max<std::size_t>(64, old.size() * 2), Slot{});
+    count_ = 0;
+    for (const Slot& s : old)
+      if (s.info) insert(s.info, s.index);
+  }
+  std::vector<Slot> slots_;  // a power of two, at most half full
+  std::size_t count_ = 0;
+};
+
+// What the main sweep's probe() found per configuration (the hopeless backends and how many selections
+// it made), for the hybrid pass, which probes the same configurations again. Parts of a sweep write
+// disjoint configurations.
+class ProbeRecords {
+ public:
+  ProbeRecords(std::size_t configurations, std::size_t backends)
+      : backends_(backends), selections_(configurations, 0), hopeless_(configurations * backends, 0) {}
+
+  void record(std::size_t position, const std::vector<std::array<bool, kPhaseCount>>& hopeless, std::size_t selections) {
+    for (std::size_t b = 0; b < backends_; ++b)
+      hopeless_[position * backends_ + b] = static_cast<std::uint8_t>((hopeless[b][0] ? 1 : 0) | (hopeless[b][1] ? 2 : 0));
+    selections_[position] = selections + 1;
+  }
+  // Restores a recorded probe; false when the configuration was not probed (or an engine error made
+  // its problems worth reporting again).
+  bool replay(std::size_t position, std::vector<std::array<bool, kPhaseCount>>& hopeless, std::size_t& selections) const {
+    if (position >= selections_.size() || selections_[position] == 0) return false;
+    for (std::size_t b = 0; b < backends_; ++b) {
+      const std::uint8_t bits = hopeless_[position * backends_ + b];
+      hopeless[b] = {(bits & 1) != 0, (bits & 2) != 0};
+    }
+    selections += selections_[position] - 1;
+    return true;
+  }
+
+ private:
+  std::size_t backends_;
+  std::vector<std::size_t> selections_;  // 1 + the probe's selections; 0: not recorded
+  std::vector<std::uint8_t> hopeless_;   // per configuration and backend: bit 0 prefill, bit 1 decode
+};
+
 class Linter {
  public:
   Linter(const std::shared_ptr<const Matrix>& matrix, const LintOptions& o) : matrix_(matrix), m_(*matrix), o_(o) {
-    for (const Rule& r : m_.rules()) track(r.info, "rule", r.when.uses());
+    auto index = std::make_shared<TrackedIndex>();
+    for (const Rule& r : m_.rules()) track(*index, r.info, "rule", r.when.uses());
     for (int f = 0; f < kFeatureCount; ++f)
-      if (const FeatureRule* fr = m_.feature_rule(static_cast<Feature>(f))) track(fr->info, "feature", fr->when.uses());
-    for (const SelectionEntry& e : m_.selection()) track(e.info, "selection", e.when.uses());
+      if (const FeatureRule* fr = m_.feature_rule(static_cast<Feature>(f))) track(*index, fr->info, "feature", fr->when.uses());
+    for (const SelectionEntry& e : m_.selection()) track(*index, e.info, "selection", e.when.uses());
+    index_ = std::move(index);
+    for (const Rule* rule : m_.rules_in(RuleScope::plan)) plan_rules_.push_back(index_->find(&rule->info));
+    const std::size_t n = m_.backends().size();
+    chosen_auto_.assign(n, false);
+    valid_.assign(n, {false, false});
+    hopeless_.assign(n, {false, false});
+  }
+
+  // A part of a sweep: the same matrix, options and tracked entries, nothing recorded yet.
+  struct PartOf {};
+  Linter(PartOf, const Linter& root)
+      : matrix_(root.matrix_), m_(root.m_), o_(root.o_), tracked_(root.tracked_), index_(root.index_), plan_rules_(root.plan_rules_),
+        probes_(root.probes_) {
+    for (Tracked& t : tracked_) t.fired = false;
     const std::size_t n = m_.backends().size();
     chosen_auto_.assign(n, false);
     valid_.assign(n, {false, false});
@@ -135,7 +251,8 @@ class Linter {
   void run(const std::vector<LintDevice>& devices, const std::vector<LintModel>& models) {
     report_.devices = devices.size();
     report_.models = models.size();
-    const std::size_t total = for_each_case(devices, models, kNone, [](const Request&, const std::string&) { return true; });
+    const std::size_t total = for_each_case(devices, models, kNone, [](const Request&, const Case&) { return true; });
+    probes_ = std::make_shared<ProbeRecords>(total, m_.backends().size());
     std::size_t threads = o_.threads != 0 ? o_.threads : std::max<std::size_t>(1, std::thread::hardware_concurrency());
     threads = std::min(threads, total);
     if (threads <= 1) {
@@ -146,35 +263,23 @@ class Linter {
       const std::size_t chunks = std::min(total, threads * 16);
       std::vector<std::unique_ptr<Linter>> parts(chunks);
       std::atomic<std::size_t> next{0};
-      std::vector<std::exception_ptr> failures(threads);
-      auto work = [&](std::size_t worker) {
-        try {
-          for (std::size_t c = next++; c < chunks; c = next++) {
-            auto part = std::make_unique<Linter>(matrix_, o_);
-            part->sweep(devices, models, total * c / chunks, total * (c + 1) / chunks);
-            parts[c] = std::move(part);
-          }
-        } catch (...) {
-          failures[worker] = std::current_exception();
-          next = chunks;
+      on_threads(threads, [&](std::size_t) {
+        for (std::size_t c = next++; c < chunks; c = next++) {
+          auto part = std::make_unique<Linter>(PartOf{}, *this);
+          part->sweep(devices, models, total * c / chunks, total * (c + 1) / chunks);
+          parts[c] = std::move(part);
         }
-      };
-      std::vector<std::thread> workers;
-      for (std::size_t w = 1; w < threads; ++w) workers.emplace_back(work, w);
-      work(0);
-      for (std::thread& t : workers) t.join();
-      for (const std::exception_ptr& e : failures)
-        if (e) std::rethrow_exception(e);
+      }, [&] { next = chunks; });
       for (auto& part : parts) merge(std::move(*part));
     }
-    hybrid_pass(devices, models);
+    hybrid_pass(devices, models, total, threads);
     finish();
   }
 
   // Checks the configurations [begin, end) of the space.
   void sweep(const std::vector<LintDevice>& devices, const std::vector<LintModel>& models, std::size_t begin, std::size_t end) {
-    for_each_case(devices, models, {begin, end}, [&](const Request& r, const std::string& args) {
-      check(r, args);
+    for_each_case(devices, models, {begin, end}, [&](const Request& r, const Case& c) {
+      check(r, c);
       return true;
     });
   }
@@ -206,17 +311,14 @@ class Linter {
     }
   }
 
-  // Calls f(request, attnsel arguments) for every configuration of the space in `range` while f
-  // returns true; returns the position after the last configuration visited (with kNone: the size
-  // of the space).
-  template <class F>
-  std::size_t for_each_case(const std::vector<LintDevice>& devices, const std::vector<LintModel>& models, F&& f) const {
-    return for_each_case(devices, models, kAll, std::forward<F>(f));
-  }
+  // Calls f(request, configuration) for every configuration of the space in `range` while f returns
+  // true; returns the position after the last configuration visited (with kNone: the size of the space).
   template <class F>
   std::size_t for_each_case(const std::vector<LintDevice>& devices, const std::vector<LintModel>& models, Range range,
                             F&& f) const {
     std::size_t at = 0;
+    Request r;
+    Case c;
     for (const auto& d : devices)
       for (const auto& model : models)
         for (bool deterministic : {false, true}) {
@@ -229,21 +331,24 @@ class Linter {
                   const std::size_t position = at++;
                   if (position < range.begin) continue;
                   if (position >= range.end) return position;
-                  Request r;
-                  r.device = d.info;
-                  r.model = model.traits;
+                  if (c.device != &d || c.model != &model) {  // the strings once per device and model
+                    r.device = d.info;
+                    r.model = model.traits;
+                    c.device = &d;
+                    c.model = &model;
+                  }
                   r.model.sliding_window = model.traits.sliding_window || sw;
                   r.kv_cache_dtype = kv;
                   r.page_size = page;
                   r.speculative_topk = topk;
                   r.deterministic = deterministic;
-                  std::string args = fmt::format("{} {}", d.args, model.args);
-                  if (kv != KvCacheDtype::auto_) args += fmt::format(" --kv-cache-dtype {}", name_of(kv));
-                  if (topk) args += fmt::format(" --speculative-eagle-topk {}", topk);
-                  if (page) args += fmt::format(" --page-size {}", *page);
-                  if (sw && !model.traits.sliding_window) args += " --sliding-window";
-                  if (deterministic) args += " --enable-deterministic-inference";
-                  if (!f(r, args)) return at;
+                  c.position = position;
+                  c.deterministic = deterministic;
+                  c.kv = kv;
+                  c.topk = topk;
+                  c.page = page;
+                  c.sliding_window = sw;
+                  if (!f(std::as_const(r), std::as_const(c))) return at;
                 }
         }
     return at;
@@ -259,42 +364,63 @@ class Linter {
     bool fired = false;
   };
 
-  void track(const RuleInfo& info, const char* what, std::uint32_t uses) {
-    index_[&info] = tracked_.size();
+  void track(TrackedIndex& index, const RuleInfo& info, const char* what, std::uint32_t uses) {
+    index.add(&info, tracked_.size());
     tracked_.push_back({&info, what, uses});
   }
 
   void fired(const RuleInfo* info) {
     if (!info) return;
-    auto it = index_.find(info);
-    if (it != index_.end()) tracked_[it->second].fired = true;
+    const std::size_t at = index_->find(info);
+    if (at != TrackedIndex::kNotTracked) tracked_[at].fired = true;
+  }
+
+  // Runs work(worker) on `threads` threads (this one included); a worker that throws calls stop()
+  // so that the others finish early, and the first failure is rethrown here.
+  template <class Work, class Stop>
+  static void on_threads(std::size_t threads, Work&& work, Stop&& stop) {
+    std::vector<std::exception_ptr> failures(threads);
+    auto guarded = [&](std::size_t worker) {
+      try {
+        work(worker);
+      } catch (...) {
+        failures[worker] = std::current_exception();
+        stop();
+      }
+    };
+    std::vector<std::thread> workers;
+    for (std::size_t w = 1; w < threads; ++w) workers.emplace_back(guarded, w);
+    guarded(0);
+    for (std::thread& t : workers) t.join();
+    for (const std::exception_ptr& e : failures)
+      if (e) std::rethrow_exception(e);
   }
 
   // Runs the engine and records what fired and which backends were valid where.
-  std::optional<Selection> run_select(const Request& r, const std::string& args, bool automatic) {
+  Result<Selection> run_select(const Request& r, const Case& c, bool automatic) {
     ++report_.selections;
-    auto s = select(matrix_, r);
+    auto s = detail::select_for_lint(matrix_, r, rejections_);
+    for (const RuleInfo* rule : rejections_.rules) fired(rule);
+    rejections_.rules.clear();
     if (!s) {
-      problem(LintProblemKind::engine_error, s.error().describe(), args, explicit_args(m_, r));
+      problem(LintProblemKind::engine_error, s.error().describe(), c, [&] { return explicit_args(m_, r); });
       ++report_.engine_errors;
-      return std::nullopt;
+      return s;
     }
     for (const auto* list : {&s->errors, &s->warnings, &s->notes})
       for (const Finding& f : *list) fired(f.rule);
-    for (const Rejection& rej : s->rejected)
-      for (const Finding& f : rej.reasons) fired(f.rule);
     for (const TraceStep& t : s->trace) fired(t.rule);
     fired(s->page.rewrite_rule);
     if (s->ok())
       for (const SlotPlan& sp : s->slots)
         for (int p = 0; p < kPhaseCount; ++p) {
-          const PhaseChoice& c = sp.phase[p];
-          if (c.backend == kNoBackend) continue;
-          fired(c.decided_by);
-          valid_[c.backend][static_cast<std::size_t>(p)] = true;
-          if (automatic && c.origin != ChoiceOrigin::explicit_flag) chosen_auto_[c.backend] = true;
+          const PhaseChoice& pc = sp.phase[p];
+          if (pc.backend == kNoBackend) continue;
+          fired(pc.decided_by);
+          valid_[pc.backend][static_cast<std::size_t>(p)] = true;
+          if (automatic && pc.origin != ChoiceOrigin::explicit_flag) chosen_auto_[pc.backend] = true;
         }
-    return std::move(*s);
+    return s;
   }
 
   static void set_choice(Request& r, const Matrix& m, SlotId s, int phase, const std::string& name) {
@@ -332,6 +458,15 @@ class Linter {
     return out + fmt::format(" page={}", s.page.page_size);
   }
 
+  // plan_summary(a) == plan_summary(b), without rendering them when the plans are the same.
+  bool same_plan(const Selection& a, const Selection& b) const {
+    bool same = a.page.page_size == b.page.page_size && a.slots.size() == b.slots.size();
+    for (std::size_t i = 0; same && i < a.slots.size(); ++i)
+      same = a.slots[i].slot == b.slots[i].slot && a.slots[i].phase[0].backend == b.slots[i].phase[0].backend &&
+             a.slots[i].phase[1].backend == b.slots[i].phase[1].backend;
+    return same || plan_summary(a) == plan_summary(b);
+  }
+
   std::string error_summary(const Selection& s) const {
     std::vector<std::string> parts;
     for (const Finding& f : s.errors) {
@@ -345,33 +480,37 @@ class Linter {
     return fmt::format("{}", fmt::join(parts, "; "));
   }
 
-  void check(const Request& r, const std::string& args) {
+  void check(const Request& r, const Case& c) {
     ++report_.configurations;
-    auto automatic = run_select(r, args, true);
+    rejections_.new_configuration();
+    auto automatic = run_select(r, c, true);
     if (!automatic) return;
     if (automatic->ok()) {
       ++report_.auto_valid;
       const Request replay = replay_of(r, *automatic);
-      const std::string replay_args = explicit_args(m_, replay);
-      if (auto again = run_select(replay, args, false)) {
+      if (auto again = run_select(replay, c, false)) {
         if (!again->ok()) {
           ++report_.replay_rejected;
           problem(LintProblemKind::replay_rejected,
                   fmt::format("automatic {}; explicit replay rejected by {}", plan_summary(*automatic), error_summary(*again)),
-                  args, replay_args);
-        } else if (plan_summary(*again) != plan_summary(*automatic)) {
+                  c, [&] { return explicit_args(m_, replay); });
+        } else if (!same_plan(*again, *automatic)) {
           ++report_.replay_differs;
           problem(LintProblemKind::replay_differs,
                   fmt::format("automatic {}; explicit replay runs {}", plan_summary(*automatic), plan_summary(*again)),
-                  args, replay_args);
+                  c, [&] { return explicit_args(m_, replay); });
         }
       }
     } else {
       ++report_.auto_invalid;
     }
     const bool search_needed = !automatic->ok() && o_.search_missed && !request_level_failure(*automatic);
-    if (o_.explicit_probes || search_needed) probe(r, args);
-    if (search_needed) search(r, args, *automatic);
+    if (o_.explicit_probes || search_needed) {
+      const std::size_t selections = report_.selections, errors = report_.engine_errors;
+      probe(r, c);
+      if (report_.engine_errors == errors) probes_->record(c.position, hopeless_, report_.selections - selections);
+    }
+    if (search_needed) search(r, c, *automatic);
   }
 
   // An error from a request-scope rule holds whatever the backends are: no combination can help.
@@ -401,7 +540,7 @@ class Linter {
   }
 
   // Every explicit combination (each slot, each phase), until one is valid.
-  void search(const Request& r, const std::string& args, const Selection& automatic) {
+  void search(const Request& r, const Case& c, const Selection& automatic) {
     struct Axis {
       SlotId slot;
       int phase;
@@ -416,16 +555,16 @@ class Linter {
         if (axes.back().options.empty()) return;  // nothing has a cell here
       }
     std::vector<std::size_t> at(axes.size(), 0);
+    Request e = r;  // every combination sets every axis
     while (true) {
-      Request e = r;
       for (std::size_t i = 0; i < axes.size(); ++i)
         set_choice(e, m_, axes[i].slot, axes[i].phase, m_.backend(axes[i].options[at[i]]).name);
-      auto s = run_select(e, args, false);
+      auto s = run_select(e, c, false);
       if (s && s->ok()) {
         ++report_.missed;
         problem(LintProblemKind::missed,
                 fmt::format("no automatic plan ({}), yet explicit {} is valid", error_summary(automatic), plan_summary(*s)),
-                args, explicit_args(m_, e));
+                c, [&] { return explicit_args(m_, e); });
         return;
       }
       std::size_t i = 0;
@@ -440,17 +579,20 @@ class Linter {
   // Each backend explicitly: in every phase at once where its cell has both, else in the phase it has.
   // Records where a backend fails for reasons no other choice can change (its cell's columns, the
   // model's features), so that search() need not try it there.
-  void probe(const Request& r, const std::string& args) {
+  void probe(const Request& r, const Case& c) {
     for (auto& h : hopeless_) h = {false, false};
-    for (SlotId s : slots_of(r))
+    Request e = r;
+    for (SlotId s : slots_of(r)) {
+      const BackendChoice& given = *r.choice_for(m_.slot(s).name);
+      BackendChoice& choice = *choice_of(e, m_.slot(s).name);
       for (BackendId b = 0; b < m_.backends().size(); ++b) {
         if (m_.backend(b).slot != s) continue;
-        const Cell* c = m_.cell_for(b, r.model.kind, r.device.platform);
-        if (!c) continue;
-        Request e = r;
+        const Cell* cell = m_.cell_for(b, r.model.kind, r.device.platform);
+        if (!cell) continue;
+        choice = given;  // only this backend is explicit
         for (int p = 0; p < kPhaseCount; ++p)
-          if (c->phases.contains(static_cast<Phase>(p))) set_choice(e, m_, s, p, m_.backend(b).name);
-        auto sel = run_select(e, args, false);
+          if (cell->phases.contains(static_cast<Phase>(p))) set_choice(e, m_, s, p, m_.backend(b).name);
+        auto sel = run_select(e, c, false);
         if (!sel) continue;
         for (const Finding& f : sel->errors) {
           if (f.backend != b || !fixed_by_request(f.rule)) continue;
@@ -458,6 +600,8 @@ class Linter {
             if (f.phase < 0 || f.phase == p) hopeless_[b][static_cast<std::size_t>(p)] = true;
         }
       }
+      choice = given;
+    }
   }
 
   // Checks whose outcome depends only on the request and the backend, not on the page size or the
@@ -472,42 +616,120 @@ class Linter {
     return false;
   }
 
+  bool unfired_plan_rules() const {
+    return std::any_of(plan_rules_.begin(), plan_rules_.end(), [&](std::size_t i) { return !tracked_[i].fired; });
+  }
+
+  // The hybrid pass on one configuration: false when it is not one the pass looks at.
+  bool hybrid_case(const Request& r, const Case& c) {
+    if (!m_.slot(0).kinds.contains(r.model.kind)) return false;
+    const auto prefill = candidates(0, 0, r), decode = candidates(0, 1, r);
+    if (prefill.size() + decode.size() <= 2) return false;  // no pair of two backends
+    rejections_.new_configuration();
+    // The main sweep probed this configuration already: the same selections, so the same rules fired
+    // and the same backends are hopeless. Count them as one thread does, without running them again.
+    if (!probes_ || !probes_->replay(c.position, hopeless_, report_.selections)) probe(r, c);
+    Request e = r;  // every pair sets both phases
+    for (BackendId p : prefill)
+      for (BackendId d : decode) {
+        if (p == d || hopeless_[p][0] || hopeless_[d][1]) continue;
+        set_choice(e, m_, 0, 0, m_.backend(p).name);
+        set_choice(e, m_, 0, 1, m_.backend(d).name);
+        run_select(e, c, false);
+      }
+    return true;
+  }
+
   // Plan rules judge the attention backends of both phases together: for those that have not fired
   // yet, every explicit (prefill, decode) pair of the attention slot, until they all have. Pairs with
   // a backend its cell already rejects are skipped: a rule that fires only there is redundant.
-  void hybrid_pass(const std::vector<LintDevice>& devices, const std::vector<LintModel>& models) {
-    auto unfired_plan_rules = [&] {
-      for (const Rule* rule : m_.rules_in(RuleScope::plan))
-        if (!tracked_[index_.at(&rule->info)].fired) return true;
-      return false;
-    };
+  //
+  // On several threads, parts sweep chunks of the space in order, each noting after which
+  // configuration it fired plan rules; where the space in order first has them all is where one thread
+  // stops, and the report takes the parts up to there (the last one swept again up to that configuration).
+  void hybrid_pass(const std::vector<LintDevice>& devices, const std::vector<LintModel>& models, std::size_t total,
+                   std::size_t threads) {
     if (m_.slots().empty() || !unfired_plan_rules()) return;
-    for_each_case(devices, models, [&](const Request& r, const std::string& args) {
-      if (!m_.slot(0).kinds.contains(r.model.kind)) return true;
-      const auto prefill = candidates(0, 0, r), decode = candidates(0, 1, r);
-      if (prefill.size() + decode.size() <= 2) return true;  // no pair of two backends
-      probe(r, args);
-      for (BackendId p : prefill)
-        for (BackendId d : decode) {
-          if (p == d || hopeless_[p][0] || hopeless_[d][1]) continue;
-          Request e = r;
-          set_choice(e, m_, 0, 0, m_.backend(p).name);
-          set_choice(e, m_, 0, 1, m_.backend(d).name);
-          run_select(e, args, false);
-        }
-      return unfired_plan_rules();
-    });
+    if (threads <= 1) {
+      for_each_case(devices, models, kAll, [&](const Request& r, const Case& c) {
+        return !hybrid_case(r, c) || unfired_plan_rules();
+      });
+      return;
+    }
+    // Chunks grow from small (the pass may stop after a few configurations) to a share of the space.
+    std::vector<Range> chunks;
+    const std::size_t largest = std::max<std::size_t>(16, total / (threads * 16));
+    for (std::size_t begin = 0, size = 16; begin < total; begin += size, size = std::min(size * 2, largest))
+      chunks.push_back({begin, std::min(total, begin + size)});
+    struct Part {
+      std::unique_ptr<Linter> linter;
+      std::vector<std::pair<std::size_t, std::size_t>> firsts;  // (configuration, plan rule) first fired in this part
+      bool done = false;
+    };
+    std::vector<bool> at_start(plan_rules_.size());
+    for (std::size_t i = 0; i < plan_rules_.size(); ++i) at_start[i] = tracked_[plan_rules_[i]].fired;
+    // The configurations [chunks[index].begin, end); with stop_when_all_fired, only until the part
+    // (which starts from what fired before the pass) has fired every plan rule.
+    auto sweep_part = [&](std::size_t index, std::size_t end, bool stop_when_all_fired) {
+      Part out;
+      out.linter = std::make_unique<Linter>(PartOf{}, *this);
+      Linter& part = *out.linter;
+      for (std::size_t i = 0; i < plan_rules_.size(); ++i) part.tracked_[plan_rules_[i]].fired = at_start[i];
+      std::vector<bool> seen = at_start;
+      part.for_each_case(devices, models, {chunks[index].begin, end}, [&](const Request& r, const Case& c) {
+        if (!part.hybrid_case(r, c)) return true;
+        for (std::size_t i = 0; i < plan_rules_.size(); ++i)
+          if (!seen[i] && part.tracked_[plan_rules_[i]].fired) {
+            seen[i] = true;
+            out.firsts.emplace_back(c.position, i);
+          }
+        return !stop_when_all_fired || part.unfired_plan_rules();
+      });
+      return out;
+    };
+
+    std::vector<Part> parts(chunks.size());
+    std::mutex mutex;
+    std::vector<bool> merged = at_start;  // plan rules fired in the parts before `frontier`
+    std::size_t frontier = 0;
+    std::optional<std::pair<std::size_t, std::size_t>> stop;  // (part, configuration) where one thread stops
+    std::atomic<std::size_t> next{0}, needed{chunks.size()};   // parts from `needed` on are not needed
+    on_threads(threads, [&](std::size_t) {
+      for (std::size_t i = next++; i < needed.load(); i = next++) {
+        Part part = sweep_part(i, chunks[i].end, true);
+        std::lock_guard<std::mutex> lock(mutex);
+        parts[i] = std::move(part);
+        parts[i].done = true;
+        for (; !stop && frontier < parts.size() && parts[frontier].done; ++frontier)
+          for (const auto& [position, rule] : parts[frontier].firsts) {
+            merged[rule] = true;
+            if (std::find(merged.begin(), merged.end(), false) == merged.end()) {
+              stop = std::make_pair(frontier, position);
+              needed = frontier + 1;
+              break;
+            }
+          }
+      }
+    }, [&] { needed = 0; });
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      if (stop && i == stop->first) {
+        merge(std::move(*sweep_part(i, stop->second + 1, false).linter));  // up to where one thread stops
+        break;
+      }
+      merge(std::move(*parts[i].linter));
+    }
   }
 
-  void problem(LintProblemKind kind, std::string detail, const std::string& args, std::string replay_args) {
-    auto key = std::make_pair(kind, detail);
+  template <class ReplayArgs>
+  void problem(LintProblemKind kind, std::string detail, const Case& c, ReplayArgs&& replay_args) {
+    auto key = std::make_pair(kind, std::move(detail));
     auto it = problem_index_.find(key);
     if (it != problem_index_.end()) {
       ++report_.problems[it->second].count;
       return;
     }
     problem_index_[key] = report_.problems.size();
-    report_.problems.push_back({kind, std::move(detail), 1, args, std::move(replay_args)});
+    report_.problems.push_back({kind, key.second, 1, c.args(), replay_args()});
   }
 
   void finish() {
@@ -535,11 +757,14 @@ class Linter {
   const LintOptions& o_;
   LintReport report_;
   std::vector<Tracked> tracked_;
-  std::unordered_map<const RuleInfo*, std::size_t> index_;
+  std::shared_ptr<const TrackedIndex> index_;  // shared by every part
+  std::vector<std::size_t> plan_rules_;        // tracked indices of the plan rules
   std::map<std::pair<LintProblemKind, std::string>, std::size_t> problem_index_;
   std::vector<bool> chosen_auto_;
   std::vector<std::array<bool, kPhaseCount>> valid_;
   std::vector<std::array<bool, kPhaseCount>> hopeless_;  // per configuration, filled by probe()
+  std::shared_ptr<ProbeRecords> probes_;                 // shared by every part (each writes its own configurations)
+  detail::RejectionRules rejections_;
 };
 
 }  // namespace

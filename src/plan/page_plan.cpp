@@ -6,41 +6,25 @@
 namespace attnsel::detail {
 namespace {
 
-// Sizes every fixed-size backend accepts; nullopt when none is fixed (any size works).
-std::optional<std::vector<int>> common_fixed_sizes(const std::vector<PageInput>& inputs) {
-  std::optional<std::vector<int>> common;
-  for (const auto& in : inputs) {
-    if (in.cell->page_size.mode != PageMode::fixed) continue;
-    const auto& sizes = in.cell->page_size.sizes;
-    if (!common) {
-      common = sizes;
-      continue;
-    }
-    std::vector<int> both;
-    std::set_intersection(common->begin(), common->end(), sizes.begin(), sizes.end(), std::back_inserter(both));
-    *common = std::move(both);
-  }
-  return common;
-}
-
-bool allowed_by_all(const std::vector<PageInput>& inputs, int size) {
+bool allowed_by_all(const PageInputs& inputs, int size) {
   return std::all_of(inputs.begin(), inputs.end(), [&](const PageInput& in) { return in.cell->page_size.allows(size); });
 }
 
 // A size some backend is documented to run best with, if every backend accepts it.
-std::optional<int> preferred(const std::vector<PageInput>& inputs) {
+std::optional<int> preferred(const PageInputs& inputs) {
   for (const auto& in : inputs)
     if (in.cell->preferred_page_size && allowed_by_all(inputs, *in.cell->preferred_page_size))
       return in.cell->preferred_page_size;
   return std::nullopt;
 }
 
-// The smallest size every backend accepts: the first common fixed size they all allow, else the
-// least common multiple of the backends' multiples; nullopt when none exists. 1 when nothing
-// constrains the size.
-std::optional<int> smallest_common(const std::vector<PageInput>& inputs, const std::optional<std::vector<int>>& fixed) {
-  if (fixed) {
-    for (int size : *fixed)
+// The smallest size every backend accepts: the first size of the first fixed-size backend that
+// they all allow (sizes are sorted), else the least common multiple of the backends' multiples;
+// nullopt when none exists. 1 when nothing constrains the size.
+std::optional<int> smallest_common(const PageInputs& inputs) {
+  auto fixed = std::find_if(inputs.begin(), inputs.end(), [](const PageInput& in) { return in.cell->page_size.mode == PageMode::fixed; });
+  if (fixed != inputs.end()) {
+    for (int size : fixed->cell->page_size.sizes)
       if (allowed_by_all(inputs, size)) return size;
     return std::nullopt;
   }
@@ -55,7 +39,7 @@ std::optional<int> smallest_common(const std::vector<PageInput>& inputs, const s
 
 }  // namespace
 
-PagePlan solve_page_plan(const std::vector<PageInput>& inputs, std::optional<int> requested, int default_page_size,
+PagePlan solve_page_plan(const PageInputs& inputs, std::optional<int> requested, int default_page_size,
                          Preference prefer, std::vector<Finding>& findings, const RuleInfo& conflict_rule,
                          const RuleInfo& rewrite_conflict_rule) {
   PagePlan plan;
@@ -90,8 +74,7 @@ PagePlan solve_page_plan(const std::vector<PageInput>& inputs, std::optional<int
   }
   if (requested) return plan;  // what the user asked for is judged per backend; never re-planned
 
-  const auto fixed = common_fixed_sizes(inputs);
-  const std::optional<int> smallest = smallest_common(inputs, fixed);
+  const std::optional<int> smallest = smallest_common(inputs);
   if (!smallest) {
     Finding f;
     f.rule = &conflict_rule;

@@ -16,8 +16,9 @@ struct PageInput {
   std::optional<int> forced;           // the size SGLang forces for this backend, if it does
   const RuleInfo* forced_by = nullptr;
 };
+using PageInputs = SmallVector<PageInput, 6>;  // one per chosen backend and phase
 
-PagePlan solve_page_plan(const std::vector<PageInput>& inputs, std::optional<int> requested, int default_page_size,
+PagePlan solve_page_plan(const PageInputs& inputs, std::optional<int> requested, int default_page_size,
                          Preference prefer, std::vector<Finding>& findings, const RuleInfo& conflict_rule,
                          const RuleInfo& rewrite_conflict_rule);
 
