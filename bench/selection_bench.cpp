@@ -19,28 +19,10 @@
 #include "attnsel/selection.hpp"
 #include "matrix/image.hpp"
 
-// Every heap allocation in the process, counted (the benchmarks report them per iteration).
-namespace {
-std::atomic<std::size_t> g_allocations{0};
-
-void* counted_alloc(std::size_t n) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n != 0 ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-}  // namespace
-
-void* operator new(std::size_t n) { return counted_alloc(n); }
-void* operator new[](std::size_t n) { return counted_alloc(n); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+#include "support/allocation_counter.hpp"  // testing::allocations(), per benchmark iteration
 
 namespace attnsel {
 namespace {
-
-std::size_t allocations() { return g_allocations.load(std::memory_order_relaxed); }
 
 const Catalog& catalog() {
   static const auto c = *builtin_catalog();
@@ -84,13 +66,13 @@ void BM_Select(benchmark::State& state) {
   const Request r = representative(static_cast<int>(state.range(0)));
   const auto& m = matrix();
   state.SetLabel(kNames[state.range(0)]);
-  const std::size_t before = allocations();
+  const std::size_t before = testing::allocations();
   for (auto _ : state) {
     auto s = select(m, r);
     benchmark::DoNotOptimize(s);
   }
   state.counters["allocs/select"] =
-      benchmark::Counter(static_cast<double>(allocations() - before), benchmark::Counter::kAvgIterations);
+      benchmark::Counter(static_cast<double>(testing::allocations() - before), benchmark::Counter::kAvgIterations);
 }
 BENCHMARK(BM_Select)->DenseRange(0, 4);
 

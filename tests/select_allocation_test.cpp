@@ -14,22 +14,7 @@
 #include "attnsel/selection.hpp"
 #include "engine/engine.hpp"
 
-namespace {
-std::atomic<std::size_t> g_allocations{0};
-
-void* counted_alloc(std::size_t n) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n != 0 ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-}  // namespace
-
-void* operator new(std::size_t n) { return counted_alloc(n); }
-void* operator new[](std::size_t n) { return counted_alloc(n); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+#include "support/allocation_counter.hpp"
 
 namespace attnsel {
 namespace {
@@ -48,13 +33,13 @@ Request request(const char* gpu, const char* model) {
 
 // Heap allocations made by one selection (matrix loaded, request built, result destroyed).
 std::size_t allocations_of_select(const std::shared_ptr<const Matrix>& m, const Request& r) {
-  const std::size_t before = g_allocations.load();
+  const std::size_t before = testing::allocations();
   {
     auto s = select(m, r);
     EXPECT_TRUE(s.ok());
     EXPECT_TRUE(s->ok());
   }
-  return g_allocations.load() - before;
+  return testing::allocations() - before;
 }
 
 TEST(SelectAllocation, AValidAutomaticSelectionAllocatesNothing) {
@@ -72,12 +57,12 @@ TEST(SelectAllocation, ReadingTheAlternativesJudgesThem) {
   const Request r = request("sm90", "mla");
   auto s = select(m, r);
   ASSERT_TRUE(s.ok());
-  const std::size_t before = g_allocations.load();
+  const std::size_t before = testing::allocations();
   EXPECT_FALSE(s->rejected.empty());
-  EXPECT_GT(g_allocations.load(), before);
-  const std::size_t after_first = g_allocations.load();
+  EXPECT_GT(testing::allocations(), before);
+  const std::size_t after_first = testing::allocations();
   EXPECT_FALSE(s->alternatives.empty());
-  EXPECT_EQ(g_allocations.load(), after_first) << "judged once, for both lists";
+  EXPECT_EQ(testing::allocations(), after_first) << "judged once, for both lists";
 }
 
 // Judged later or at once, for every engine and a spread of requests: the same rejections (backend,
