@@ -1,0 +1,278 @@
+// attnsel held to SGLang's own code: every case of every committed answer set
+// (tests/oracle/sglang/<release>.jsonl, produced by tools/oracle/sglang_oracle.py running the
+// engine's resolution at that release's commit) is planned by attnsel with --engine-version of
+// that release, and the two verdicts are compared:
+//   - SGLang refuses      -> attnsel must refuse (an error); accepting is never allowlisted;
+//   - SGLang accepts      -> attnsel must accept, with the same prefill and decode backends and page size;
+//   - the harness could not carry the case (ok: null) -> not compared, counted.
+// A disagreement passes only when tests/oracle/sglang/allowlist.json names it with a reason
+// class and a citation; an allowlist entry that matches nothing is stale and fails too.
+// ATTNSEL_ORACLE_REPORT=FILE writes every disagreement (JSON Lines) for whoever fixes the data.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "attnsel/catalog.hpp"
+#include "attnsel/matrix.hpp"
+#include "attnsel/select_options.hpp"
+#include "attnsel/selection.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace attnsel;
+
+namespace {
+
+const fs::path kOracleDir = fs::path(ATTNSEL_TESTS_DIR) / "oracle";
+
+// What attnsel says about one case, in the oracle's terms.
+struct Verdict {
+  bool ok = false;
+  std::string prefill, decode;
+  int page_size = 0;
+  std::string why;   // the first error, when refused
+  std::string rule;  // its rule id
+};
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+// The matrix of a release: the built-in one, or with ATTNSEL_MATRIX_DIR=data the generation's file
+// read from that folder (edit data/, rerun, no rebuild).
+Result<std::shared_ptr<const Matrix>> matrix_for(const std::string& release) {
+  static std::map<std::string, Result<std::shared_ptr<const Matrix>>> cache;
+  if (auto it = cache.find(release); it != cache.end()) return it->second;
+  auto parsed = parse_release(release);
+  auto matrix = builtin_matrix("sglang", parsed);
+  if (const char* dir = std::getenv("ATTNSEL_MATRIX_DIR"); dir && matrix) {
+    auto generations = builtin_generations();
+    std::string file;
+    for (const auto& g : *generations)
+      if (g.engine == "sglang" && (!parsed || !(*parsed < g.since))) file = g.file;
+    matrix = load_matrix_file((fs::path(dir) / file).string());
+  }
+  return cache.emplace(release, matrix).first->second;
+}
+
+Verdict attnsel_verdict(const Catalog& catalog, const json& c, const std::string& release) {
+  Verdict v;
+  auto matrix = matrix_for(release);
+  if (!matrix) {
+    v.why = "matrix: " + matrix.error().message;
+    return v;
+  }
+  SelectOptions o;
+  o.model = (kOracleDir / "models" / (c.at("model").get<std::string>() + ".json")).string();
+  o.engine_flags = c.at("flags").get<std::vector<std::string>>();
+  o.release = release;
+  auto prepared = prepare_select(*matrix, catalog, o);
+  if (!prepared) {
+    v.why = "request: " + prepared.error().message;
+    return v;
+  }
+  if (!prepared->ok()) {
+    v.why = "flags: " + first_line(prepared->error_text());
+    if (const CheckDiagnostic* e = prepared->first_error()) v.rule = e->diagnostic.rule;
+    return v;
+  }
+  DeviceSpec spec;
+  spec.gpu = c.at("gpu").get<std::string>();
+  if (c.contains("cuda")) spec.cuda = c.at("cuda").get<std::string>();
+  auto device = resolve_device(catalog, spec);
+  if (!device) {
+    v.why = "device: " + device.error().message;
+    return v;
+  }
+  Request request = prepared->request;
+  request.device = *device;
+  auto selection = select(*matrix, request);
+  if (!selection) {
+    v.why = "select: " + selection.error().message;
+    return v;
+  }
+  const auto name = [&](Phase p) {
+    const BackendId id = selection->backend(p);
+    return id == kNoBackend ? std::string() : selection->name(id);
+  };
+  v.prefill = name(Phase::prefill);
+  v.decode = name(Phase::decode);
+  v.page_size = selection->page.page_size;
+  v.ok = selection->ok();
+  if (!v.ok) {
+    const Diagnostic d = selection->describe(selection->errors.front());
+    v.why = first_line(d.message);
+    v.rule = d.rule;
+    return v;
+  }
+  // The engine's own choice cannot run this: the command as written fails there, whatever
+  // backend attnsel names in its place (select.default-fails).
+  for (const Finding& f : selection->warnings) {
+    const Diagnostic d = selection->describe(f);
+    if (d.rule == "select.default-fails") {
+      v.ok = false;
+      v.why = first_line(d.message);
+      v.rule = d.rule;
+    }
+  }
+  return v;
+}
+
+// One backend under two names: the engine's (an alias in the matrix, "nsa") and attnsel's ("dsa").
+bool same_backend(const Matrix& m, const std::string& engine, const std::string& ours) {
+  if (engine == ours) return true;
+  const auto id = m.find_backend(engine, 0);
+  return id && m.backend(*id).name == ours;
+}
+
+// The disagreement classes; "accepts-refused" is never allowed.
+std::string classify(const Matrix& m, const json& c, const Verdict& v) {
+  const bool engine_ok = c.at("ok").get<bool>();
+  if (!engine_ok) return v.ok ? "accepts-refused" : "";
+  if (!v.ok) return "refuses-accepted";
+  const json& r = c.at("resolved");
+  const auto str = [&](const char* k) { return r.contains(k) && r[k].is_string() ? r[k].get<std::string>() : ""; };
+  if (!same_backend(m, str("prefill"), v.prefill) || !same_backend(m, str("decode"), v.decode)) return "different-backend";
+  if (r.contains("page_size") && r["page_size"].is_number() && r["page_size"].get<int>() != v.page_size)
+    return "different-page-size";
+  return "";
+}
+
+// An allowlist entry matches a disagreement by release (or "*"), class, and any of the case's
+// fields it names (gpu, model, flags as one string, cuda).
+struct Allowed {
+  json entry;
+  int used = 0;
+  bool matches(const std::string& release, const std::string& cls, const std::string& rule, const json& c) const {
+    if (entry.value("class_of_disagreement", "") != cls) return false;
+    const auto releases = entry.value("releases", std::vector<std::string>{"*"});
+    if (std::find(releases.begin(), releases.end(), "*") == releases.end() &&
+        std::find(releases.begin(), releases.end(), release) == releases.end())
+      return false;
+    if (entry.contains("attnsel_rule") && entry["attnsel_rule"] != rule) return false;
+    for (const char* key : {"gpu", "model", "cuda", "platform"}) {
+      if (!entry.contains(key)) continue;
+      const auto want = entry[key].get<std::vector<std::string>>();
+      const std::string have = c.value(key, "");
+      if (std::find(want.begin(), want.end(), have) == want.end()) return false;
+    }
+    if (entry.contains("flags_contain")) {
+      std::string flags;
+      for (const auto& f : c.at("flags")) flags += " " + f.get<std::string>();
+      flags += " ";
+      for (const auto& needle : entry["flags_contain"])
+        if (flags.find(" " + needle.get<std::string>() + " ") == std::string::npos) return false;
+    }
+    return true;
+  }
+};
+
+struct Tally {
+  int cases = 0, compared = 0, agree = 0, allowed = 0, not_run = 0;
+  std::map<std::string, int> by_class, allowed_by_reason;
+};
+
+TEST(Oracle, SglangAnswerSetsAgree) {
+  auto catalog = builtin_catalog();
+  ASSERT_TRUE(catalog) << catalog.error().message;
+  const fs::path dir = kOracleDir / "sglang";
+  std::vector<Allowed> allowlist;
+  for (const auto& file : fs::directory_iterator(dir / "allowlist")) {
+    std::ifstream allow_in(file.path());
+    for (const json& e : json::parse(allow_in).at("entries")) {
+      ASSERT_TRUE(e.contains("reason") && e.contains("citation") && e.contains("class_of_disagreement") &&
+                  e.contains("reason_class"))
+          << file.path() << ": " << e.dump();
+      ASSERT_NE(e["class_of_disagreement"], "accepts-refused")
+          << file.path() << ": attnsel may never accept what SGLang refuses: " << e.dump();
+      allowlist.push_back({e});
+    }
+  }
+  std::unique_ptr<std::ofstream> report;
+  if (const char* path = std::getenv("ATTNSEL_ORACLE_REPORT")) report = std::make_unique<std::ofstream>(path);
+
+  std::vector<fs::path> sets;
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.path().extension() == ".jsonl") sets.push_back(entry.path());
+  std::sort(sets.begin(), sets.end());
+  EXPECT_GE(sets.size(), 5u) << "the oracle issue asks for at least 4 releases plus the newest code";
+
+  for (const fs::path& set : sets) {
+    std::ifstream in(set);
+    std::string line;
+    ASSERT_TRUE(std::getline(in, line));
+    const json header = json::parse(line);
+    const std::string release = header.at("attnsel_release").get<std::string>();
+    Tally t;
+    int failures_shown = 0;
+    while (std::getline(in, line)) {
+      const json c = json::parse(line);
+      ++t.cases;
+      if (c.at("ok").is_null()) {
+        ++t.not_run;
+        continue;
+      }
+      ++t.compared;
+      const Verdict v = attnsel_verdict(**catalog, c, release);
+      const std::string cls = classify(**matrix_for(release), c, v);
+      if (cls.empty()) {
+        ++t.agree;
+        continue;
+      }
+      ++t.by_class[cls];
+      Allowed* hit = nullptr;
+      for (auto& a : allowlist)
+        if (a.matches(header.at("release").get<std::string>(), cls, v.rule, c)) {
+          hit = &a;
+          break;
+        }
+      if (report) {
+        json r = c;
+        r["release"] = header.at("release");
+        r["class_of_disagreement"] = cls;
+        r["attnsel"] = {{"ok", v.ok}, {"prefill", v.prefill}, {"decode", v.decode}, {"page_size", v.page_size}, {"why", v.why}, {"rule", v.rule}};
+        r["allowed"] = hit ? hit->entry.value("reason_class", "") : "";
+        *report << r.dump() << "\n";
+      }
+      if (hit) {
+        ++hit->used;
+        ++t.allowed;
+        ++t.allowed_by_reason[hit->entry.value("reason_class", "")];
+        continue;
+      }
+      if (failures_shown++ < 25) {
+        std::string flags;
+        for (const auto& f : c["flags"]) flags += " " + f.get<std::string>();
+        ADD_FAILURE() << fmt::format(
+            "{} case {} [{}]: {} cuda {} model {} flags:{}\n  SGLang: {}\n  attnsel: {} {}/{} page {} {}", set.filename().string(),
+            c["id"].get<std::string>(), cls, c["gpu"].get<std::string>(), c.value("cuda", "-"), c["model"].get<std::string>(),
+            flags,
+            c["ok"].get<bool>() ? c["resolved"].dump() : c["error"].value("message", "") + " @" + c["error"].value("where", ""),
+            v.ok ? "accepts" : "refuses", v.prefill, v.decode, v.page_size, v.why);
+      }
+    }
+    const double agreement = t.compared ? 100.0 * t.agree / t.compared : 0;
+    std::string classes;
+    for (const auto& [k, n] : t.by_class) classes += fmt::format(" {}={}", k, n);
+    std::string reasons;
+    for (const auto& [k, n] : t.allowed_by_reason) reasons += fmt::format(" {}={}", k, n);
+    std::cout << fmt::format("oracle {} (attnsel --engine-version {}): {} cases, {} compared, {} not run; agree {} ({:.2f}%);"
+                             " disagreements:{}; allowlisted {}:{}\n",
+                             header.at("release").get<std::string>(), release, t.cases, t.compared, t.not_run, t.agree,
+                             agreement, classes.empty() ? " none" : classes, t.allowed, reasons.empty() ? " none" : reasons);
+    EXPECT_GE(t.cases, 3000) << set;
+    EXPECT_EQ(t.by_class["accepts-refused"], 0) << set << ": attnsel accepts configurations SGLang refuses";
+    EXPECT_GE(agreement, 99.0) << set;
+  }
+  for (const auto& a : allowlist)
+    EXPECT_GT(a.used, 0) << "stale allowlist entry (matches no disagreement): " << a.entry.dump();
+}
+
+}  // namespace
