@@ -190,7 +190,8 @@ TEST(Oracle, SglangAnswerSetsAgree) {
   std::vector<Allowed> allowlist;
   for (const auto& file : fs::directory_iterator(dir / "allowlist")) {
     std::ifstream allow_in(file.path());
-    for (const json& e : json::parse(allow_in).at("entries")) {
+    const json doc = json::parse(allow_in);  // kept alive: the loop walks into it
+    for (const json& e : doc.at("entries")) {
       ASSERT_TRUE(e.contains("reason") && e.contains("citation") && e.contains("class_of_disagreement") &&
                   e.contains("reason_class"))
           << file.path() << ": " << e.dump();

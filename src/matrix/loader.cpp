@@ -310,13 +310,15 @@ class MatrixBuilder {
 
     const std::uint32_t used = c.uses();
     const std::uint32_t candidate = Condition::f_backend | Condition::f_phase | Condition::f_backend_explicit;
+    // radix_cache is known in every scope: the user's flag after the request-scope rules so far
+    // (plan rules may turn it off later, which only plan-scope conditions see).
     const std::uint32_t plan = Condition::f_prefill_backend | Condition::f_decode_backend | Condition::f_any_backend |
-                               Condition::f_hybrid | Condition::f_radix_cache;
+                               Condition::f_hybrid;
     if (scope == RuleScope::request && (used & (candidate | plan)))
       fail(ptr, "a request-scope condition cannot test backends, phases or the plan (use scope \"backend\" or \"plan\")");
     if (scope == RuleScope::backend && (used & plan))
-      fail(ptr, "a backend-scope condition cannot test prefill_backend, decode_backend, any_backend, hybrid or "
-                "radix_cache (use scope \"plan\")");
+      fail(ptr, "a backend-scope condition cannot test prefill_backend, decode_backend, any_backend or hybrid "
+                "(use scope \"plan\")");
     return c;
   }
 

@@ -395,16 +395,32 @@ def _as_config(value):
 
 def _read_config(path):
     path = str(path)
-    file = path if path.endswith(".json") else os.path.join(path, "config.json")
+    file = path if os.path.isfile(path) else os.path.join(path, "config.json")
     with open(file) as f:
         data = json.load(f)
     return data
+
+
+# The model types transformers 4.57 (SGLang's pin in these releases) recognises, among those the
+# archetypes use: AutoConfig refuses any other type, as the real one does, and SGLang's fallbacks
+# for such types (its own config classes, the DeepSeek V3.2 loader) then run as they would.
+KNOWN_MODEL_TYPES = {
+    "llama", "llama4", "llama4_text", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen2_5_vl", "qwen3", "qwen3_moe",
+    "qwen3_next", "deepseek_v2", "deepseek_v3", "glm4", "glm4_moe", "gpt_oss", "gemma2", "gemma3", "gemma3_text",
+    "falcon_h1", "nemotron_h", "phi3", "siglip_vision_model", "minicpm3",
+}
 
 
 class AutoConfig:
     @staticmethod
     def from_pretrained(path, **kwargs):
         data = _read_config(path)
+        model_type = data.get("model_type", "")
+        if model_type not in KNOWN_MODEL_TYPES:
+            raise ValueError(
+                f"The checkpoint you are trying to load has model type `{model_type}` but Transformers does not "
+                "recognize this architecture. This could be because of an issue with the checkpoint, or because "
+                "your version of Transformers is out of date.")
         return PretrainedConfig(**{k: _as_config(v) for k, v in data.items()})
 
     @staticmethod
@@ -568,7 +584,7 @@ IMAGE_PACKAGES = {"cuda": ["flashinfer", "sgl_kernel", "deep_gemm", "flashinfer_
                   "rocm": ["aiter", "xgrammar"]}
 # Libraries whose real stand-in is in the standard library.
 ALIASES = {"dill": "pickle", "cloudpickle": "pickle", "orjson": "json", "ujson": "json",
-           "typing_extensions": "typing"}
+           "typing_extensions": "typing", "regex": "re"}
 
 
 class _AliasLoader(importlib.abc.Loader):

@@ -40,7 +40,7 @@ sys.path.insert(0, HERE)
 import cases as case_space  # noqa: E402
 import fakeenv  # noqa: E402
 
-HARNESS_VERSION = 1
+HARNESS_VERSION = 2
 CASE_TIMEOUT_S = 30
 ARCHITECTURES: set = set()  # filled per profile from the release's model registry
 PRELOAD = ("sglang.srt.model_executor.model_runner", "sglang.srt.layers.attention.attention_registry",
@@ -108,6 +108,7 @@ def _unfinished_runner(cls):
     def __getattr__(self, attr):
         if attr.startswith("__"):
             raise AttributeError(attr)
+        fakeenv._probe(f"ModelRunner.{attr}", "read")  # a verdict that reads it is not the engine's
         return fakeenv.Stub(f"ModelRunner.{attr}")
 
     return type("UnfinishedModelRunner", (cls,), {"__getattr__": __getattr__})
@@ -236,9 +237,8 @@ def _is_refusal(exc, reg, probes_before):
     if isinstance(exc, (ValueError, AssertionError, NotImplementedError)):
         if any(m in str(exc) for m in UNSET_STATE):
             return False
-        frames = traceback.extract_tb(exc.__traceback__)
-        if frames and frames[-1].filename == reg.__file__:
-            return True
+        # The registry's own checks and the constructors' alike: only a verdict that rests on no
+        # stub value (no new probe since the factory was called) is the engine's.
         return set(fakeenv.PROBES) == probes_before and "stub" not in str(exc)
     return False
 
