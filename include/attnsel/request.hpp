@@ -26,6 +26,9 @@ struct ModelTraits {
   std::optional<int> kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim;  // MLA
   std::optional<int> index_topk;  // DeepSeek sparse attention
   std::string torch_dtype;        // "bfloat16" ... as the config writes it
+  // The config.json keys present (not null), top level and text_config, sorted; absent when the
+  // model did not come from a config.json (a kind or a model id): rules on them then do not apply.
+  std::optional<std::vector<std::string>> config_keys;
 };
 
 // Explicit backend names for one slot (attention, linear, sparse): every phase, or per phase.

@@ -1,4 +1,5 @@
 // Model names to attention traits: kind names, the family table, and Hugging Face config.json files.
+#include <algorithm>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -54,6 +55,13 @@ void read_shape(const json& text, const json& cfg, ModelTraits& t) {
   for (const json* j : {&text, &cfg})
     if (auto it = j->find("torch_dtype"); it != j->end() && it->is_string() && t.torch_dtype.empty())
       t.torch_dtype = it->get<std::string>().substr(0, 32);
+  std::vector<std::string> keys;
+  for (const json* j : {&cfg, &text})
+    for (auto it = j->begin(); it != j->end() && keys.size() < 4096; ++it)
+      if (!it->is_null() && it.key().size() <= 128) keys.push_back(it.key());
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  t.config_keys = std::move(keys);
 }
 
 bool layer_types_contain(const json& cfg, std::string_view type) {

@@ -50,6 +50,14 @@ bool has(BackendSet set, BackendId id) { return id != kNoBackend && set.test(id)
     case Condition::f_architecture:
       return std::find(c.architecture.begin(), c.architecture.end(), req.model.architecture) != c.architecture.end();
     case Condition::f_kv_heads: return req.model.num_key_value_heads && c.kv_heads.matches(*req.model.num_key_value_heads);
+    case Condition::f_config_has:
+    case Condition::f_config_lacks: {
+      if (!req.model.config_keys) return false;  // no config.json read: attnsel cannot tell either way
+      const bool want = field == Condition::f_config_has;
+      for (const auto& key : want ? c.config_has : c.config_lacks)
+        if (std::binary_search(req.model.config_keys->begin(), req.model.config_keys->end(), key) != want) return false;
+      return true;
+    }
     case Condition::f_head_dim: return req.model.head_dim && c.head_dim.matches(*req.model.head_dim);
     default: return true;  // no such field
   }
@@ -58,6 +66,7 @@ bool has(BackendSet set, BackendId id) { return id != kNoBackend && set.test(id)
 // Fields that compare strings or walk ranges: tested after every other field has passed.
 constexpr std::uint32_t kCostlyFields = Condition::f_cc | Condition::f_cuda | Condition::f_installed | Condition::f_family |
                                         Condition::f_architecture | Condition::f_kv_heads | Condition::f_head_dim |
+                                        Condition::f_config_has | Condition::f_config_lacks |
                                         Condition::f_topk | Condition::f_page_size;
 
 [[gnu::always_inline]] inline bool fields_match(std::uint32_t fields, const Condition& c, const EvalContext& ctx) {

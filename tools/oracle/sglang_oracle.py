@@ -234,13 +234,15 @@ def _is_refusal(exc, reg, probes_before):
     if isinstance(exc, ImportError):
         top = (getattr(exc, "name", None) or "").split(".")[0]
         return top in fakeenv.KERNEL_PACKAGES and top not in fakeenv.CASE.get("packages", ())
-    if isinstance(exc, (ValueError, AssertionError, NotImplementedError)):
-        if any(m in str(exc) for m in UNSET_STATE):
-            return False
-        # The registry's own checks and the constructors' alike: only a verdict that rests on no
-        # stub value (no new probe since the factory was called) is the engine's.
-        return set(fakeenv.PROBES) == probes_before and "stub" not in str(exc)
-    return False
+    if any(m in str(exc) for m in UNSET_STATE) or "stub" in str(exc).lower():
+        return False
+    if not isinstance(exc, (ValueError, AssertionError, NotImplementedError, KeyError)) and not (
+            isinstance(exc, AttributeError) and "Config' object has no attribute" in str(exc)):
+        return False  # e.g. a pool or group that ModelRunner.initialize() would have made (None here)
+    # The registry's own checks and the constructors' alike (an assertion, or a crash on the model's
+    # real config such as an MLA backend reading kv_lora_rank of a standard-attention model): only a
+    # verdict that rests on no stub value (no new probe since the factory was called) is the engine's.
+    return fakeenv.PROBE_COUNT[0] == probes_before
 
 
 def _registry_checks(server_args, runner):
@@ -263,7 +265,7 @@ def _registry_checks(server_args, runner):
         if name not in backends:
             status[phase] = f"not judged: {name!r} is not in ATTENTION_BACKENDS"
             continue
-        probes_before = set(fakeenv.PROBES)
+        probes_before = fakeenv.PROBE_COUNT[0]
         try:
             backend = backends[name](runner)
             wrapper = getattr(reg, "attn_backend_wrapper", None)
@@ -558,8 +560,11 @@ def _record(case, answer):
             record[key] = answer[key]
     if any(v != "constructed" for v in answer.get("registry", {}).values()):
         record["registry"] = answer["registry"]
-    if answer.get("probes"):
-        record["probes"] = answer["probes"]
+    # The stub values that fed the engine's own branches; the runner attributes a backend factory
+    # read are summed up by its "not judged" status instead.
+    probes = [p for p in answer.get("probes", ()) if not p.startswith("ModelRunner.")]
+    if probes:
+        record["probes"] = probes
     return record
 
 
@@ -599,6 +604,7 @@ def main():
               "date": entry["date"], "harness_version": HARNESS_VERSION,
               "cases": len(all_cases), "seconds": round(time.time() - started, 1),
               "choices": {k: v for k, v in choices.items() if k != "flags"},
+              "image_packages": fakeenv.IMAGE_PACKAGES,
               "cases_fields": "gpu, cuda, platform, model (tests/oracle/models/<model>.json), flags; packages "
                               "and env only where they differ from the platform's image (tools/oracle/fakeenv.py)"}
     with open(out, "w") as f:
