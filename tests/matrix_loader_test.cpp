@@ -299,7 +299,7 @@ TEST(SglangMatrixTest, BuiltinAndFileLoadAndAgree) {
   EXPECT_EQ(a.selection().size(), b.selection().size());
   // Loaded once and shared.
   EXPECT_EQ(builtin.value().get(), builtin_matrix_file("sglang.json").value().get());
-  EXPECT_EQ(builtin_matrix().value().get(), builtin_matrix("sglang", parse_release("0.5.13")).value().get());
+  EXPECT_EQ(builtin_matrix().value().get(), builtin_matrix("sglang", parse_release("0.5.17")).value().get());
 }
 
 TEST(SglangMatrixTest, HasTheSlotsAndBackendsSglangHas) {

@@ -118,8 +118,21 @@ TEST_P(SelectCase, MatchesExpectedPlan) {
   };
   SCOPED_TRACE(c["name"].get<std::string>() + dump());
 
-  EXPECT_EQ(s.ok(), e["ok"].get<bool>());
   auto name = [&](BackendId b) { return b == kNoBackend ? std::string("none") : s.name(b); };
+  // ATTNSEL_REBASELINE=FILE: append what this plan gives for the keys the row expects (JSON Lines),
+  // for re-deriving a table after the data changed on the engine's own word (docs/oracle.md).
+  if (const char* path = std::getenv("ATTNSEL_REBASELINE")) {
+    json got = {{"name", c["name"]}, {"ok", s.ok()}, {"prefill", name(s.backend(Phase::prefill))},
+                {"decode", name(s.backend(Phase::decode))}, {"page_size", s.page.page_size},
+                {"page_origin", std::string(name_of(s.page.origin))}, {"kv", std::string(name_of(s.kv_cache_dtype))},
+                {"radix_cache", s.radix_cache}, {"errors", rule_ids(s.errors)}, {"warnings", rule_ids(s.warnings)},
+                {"flags", s.flags()}, {"hybrid", s.slots.front().hybrid()},
+                {"prefill_origin", std::string(name_of(s.slots.front().phase[0].origin))}};
+    for (const char* slot : {"linear", "sparse"})
+      if (const SlotPlan* sp = s.slot(slot)) got[slot] = {name(sp->phase[0].backend), name(sp->phase[1].backend)};
+    std::ofstream(path, std::ios::app) << got.dump() << "\n";
+  }
+  EXPECT_EQ(s.ok(), e["ok"].get<bool>());
   if (e.contains("prefill")) { EXPECT_EQ(name(s.backend(Phase::prefill)), e["prefill"]); }
   if (e.contains("decode")) { EXPECT_EQ(name(s.backend(Phase::decode)), e["decode"]); }
   if (e.contains("hybrid")) { EXPECT_EQ(s.slots.front().hybrid(), e["hybrid"].get<bool>()); }

@@ -90,9 +90,12 @@ TEST(WholeSpace, BuiltinMatrixIsConsistent) {
   EXPECT_EQ(gpt_oss->outside_space, std::vector<std::string>{"family"});
   // Rules that judge only explicit, non-chosen or hybrid choices fire through the probes.
   for (const char* id : {"flashmla-fp8-kv", "fa3-fp8-e5m2-to-triton", "fp4-e2m1-deprecated", "auto-hopper-mla",
-                         "dsa-kv-auto-blackwell", "trtllm-mha-page-size", "gdn-blackwell-full-attention"})
+                         "dsa-kv-auto-blackwell", "trtllm-mha-page-size", "gdn-sm100-full-attention"})
     EXPECT_TRUE(std::binary_search(r.fired.begin(), r.fired.end(), id)) << id;
-  EXPECT_TRUE(r.unreachable_backends.empty());
+  // Backends that run only outside the linted space: wave needs the wave_lang package (absent from
+  // SGLang's image), dsv4 only DeepSeek V4 (no such model in the space). Nothing else may be unreachable.
+  for (const auto& b : r.unreachable_backends)
+    EXPECT_TRUE(b == "attention:wave" || b == "attention:dsv4") << b;
 }
 
 // Every older SGLang generation (data/matrices.json) is linted too: --sglang-version answers with

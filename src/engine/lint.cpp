@@ -516,10 +516,17 @@ class Linter {
   }
 
   // An error from a request-scope rule holds whatever the backends are: no combination can help.
+  // The automatic plan failed on the request itself, or on a rule that wants the backend named on
+  // the command line (backend_explicit: false, e.g. a release whose checks run before it picks its
+  // default): the engine's own demand, so an explicit plan that works is no miss.
   bool request_level_failure(const Selection& s) const {
     const auto& request_rules = m_.rules_in(RuleScope::request);
+    const auto& backend_rules = m_.rules_in(RuleScope::backend);
     return std::any_of(s.errors.begin(), s.errors.end(), [&](const Finding& f) {
-      return std::any_of(request_rules.begin(), request_rules.end(), [&](const Rule* rule) { return &rule->info == f.rule; });
+      return std::any_of(request_rules.begin(), request_rules.end(), [&](const Rule* rule) { return &rule->info == f.rule; }) ||
+             std::any_of(backend_rules.begin(), backend_rules.end(), [&](const Rule* rule) {
+               return &rule->info == f.rule && (rule->when.uses() & Condition::f_backend_explicit) && !rule->when.backend_explicit;
+             });
     });
   }
 
