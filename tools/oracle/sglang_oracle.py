@@ -394,9 +394,9 @@ def _run_child(case, src_root, config_dir, write_fd):
     os._exit(0)
 
 
-def _modules_a_case_imports(case, src_root, config_dir):
-    """The modules a case imports on its way (lazy imports inside the engine's functions), learnt
-    by running one case in a throwaway child, so that the parent imports them once for all."""
+def _quiet_child():
+    """fork() with a pipe back to the parent: (pid, read end, write end). In the child (pid 0) the
+    read end is closed and stdout/stderr go to /dev/null (the engine logs freely)."""
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -404,6 +404,14 @@ def _modules_a_case_imports(case, src_root, config_dir):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
         os.dup2(devnull, 2)
+    return pid, r, w
+
+
+def _modules_a_case_imports(case, src_root, config_dir):
+    """The modules a case imports on its way (lazy imports inside the engine's functions), learnt
+    by running one case in a throwaway child, so that the parent imports them once for all."""
+    pid, r, w = _quiet_child()
+    if pid == 0:
         signal.alarm(CASE_TIMEOUT_S)
         before = set(sys.modules)
         try:
@@ -487,13 +495,8 @@ def _profile_worker(profile_cases, src, config_dir, jobs, out_fd):
     while pending or running:
         while pending and len(running) < jobs:
             case = pending.pop(0)
-            r, w = os.pipe()
-            pid = os.fork()
+            pid, r, w = _quiet_child()
             if pid == 0:
-                os.close(r)
-                devnull = os.open(os.devnull, os.O_WRONLY)
-                os.dup2(devnull, 1)
-                os.dup2(devnull, 2)
                 _run_child(case, src_root, config_dir, w)
             os.close(w)
             running[pid] = (case, r)
