@@ -1,12 +1,15 @@
 #!/usr/bin/python3
 """Runs SGLang's own resolution code over a set of cases and writes its answers.
 
-    tools/oracle/sglang_oracle.py --src TREE --release 0.5.3 --out tests/oracle/sglang/0.5.3.jsonl
+    tools/oracle/sglang_oracle.py --src TREE --release 0.5.3 [--jobs 2]   # -> tests/oracle/sglang/0.5.3.jsonl
 
 TREE is an SGLang source tree (the folder holding python/sglang); nothing of it is copied here.
-For each case (a GPU, a CUDA version, a model's config.json, installed kernel packages, the
-environment and the launch flags) the engine's code runs as it would at launch:
+--release names an entry of data/engines/sglang/oracle.json (its commit, PR and date go into the
+answers' header). For each case (a GPU, a CUDA version, a model's config.json, installed kernel
+packages, the environment and the launch flags) the engine's code runs as it would at launch:
 
+  0. the model registry: an architecture no `EntryClass` serves is refused, unless the release
+     has the Transformers fallback;
   1. `ServerArgs.add_cli_args` builds the parser and parses the flags (argparse errors included);
   2. `ServerArgs.from_cli_args` constructs ServerArgs, whose `__post_init__` runs the whole
      resolution: defaults, model-specific adjustments, backend compatibility, page size,
@@ -19,7 +22,7 @@ environment and the launch flags) the engine's code runs as it would at launch:
 
 The answer is SGLang's resolved fields, or its exception (type, message, file:line). The hardware
 is pinned per group of cases and the engine is imported once per group; each case runs in a
-forked child. See tools/oracle/README.md.
+forked child. See docs/oracle.md.
 """
 from __future__ import annotations
 
