@@ -281,5 +281,59 @@ TEST(SelectShape, ArchitectureAndKvHeadConditions) {
   EXPECT_EQ(rule_ids(s->errors).count("b-heads"), 1u);
 }
 
+// config_has / config_lacks test the keys of the model's config.json (traits_from_config); a
+// model not read from one (a kind, a model id) matches neither, so such rules stay quiet.
+TEST(SelectShape, ConfigKeyConditions) {
+  auto m = load_matrix(R"({
+    "schema_version": 1,
+    "matrix": {"engine": "e", "version": "1", "engine_version": "t", "source": "test"},
+    "slots": [{"name": "attention", "kinds": ["mha"], "phased": false, "flag": "--b", "source": "s"}],
+    "backends": [
+      {"name": "a", "slot": "attention", "source": "s", "cells": [{"kinds": ["mha"], "platforms": ["cuda"], "page_size": "any", "kv_dtypes": ["auto"], "speculative": "none"}]},
+      {"name": "chunk", "slot": "attention", "source": "s", "cells": [{"kinds": ["mha"], "platforms": ["cuda"], "page_size": "any", "kv_dtypes": ["auto"], "speculative": "none"}]}
+    ],
+    "rules": [{"id": "chunk-needs-key", "when": {"backend": "chunk", "config_lacks": ["dual_chunk_attention_config"]},
+               "message": "{title} needs the key", "source": "s"}],
+    "selection": [
+      {"id": "auto-chunk", "slot": "attention", "when": {"config_has": ["dual_chunk_attention_config"]}, "backend": "chunk", "message": "m", "source": "s"},
+      {"id": "auto-a", "slot": "attention", "backend": "a", "message": "m", "source": "s"}
+    ]})", "config-keys.json");
+  ASSERT_TRUE(m.ok()) << m.error().describe();
+  auto catalog = builtin_catalog();
+  auto model = [&](const char* config) {
+    auto t = traits_from_config(**catalog, config, "config.json");
+    EXPECT_TRUE(t.ok()) << t.error().describe();
+    return *t;
+  };
+  Request r;
+  r.device = *resolve_device(**catalog, DeviceSpec{"sm90", std::nullopt, std::nullopt, "--gpu"});
+  auto plan = [&](const ModelTraits& t, std::optional<std::string> backend) {
+    Request req = r;
+    req.model = t;
+    req.attention.all = std::move(backend);
+    return *select(*m, req);
+  };
+  const char* with = R"({"architectures": ["Qwen2ForCausalLM"], "num_attention_heads": 40,
+                        "text_config": {"dual_chunk_attention_config": {"chunk_size": 262144}}})";
+  const char* without = R"({"architectures": ["Qwen2ForCausalLM"], "num_attention_heads": 40,
+                           "dual_chunk_attention_config": null})";
+  EXPECT_EQ(plan(model(with), std::nullopt).name(plan(model(with), std::nullopt).backend(Phase::decode)), "chunk");
+  EXPECT_EQ(plan(model(without), std::nullopt).name(plan(model(without), std::nullopt).backend(Phase::decode)), "a");
+  EXPECT_TRUE(plan(model(with), "chunk").ok());
+  const Selection refused = plan(model(without), "chunk");  // a null key is no key
+  EXPECT_EQ(rule_ids(refused.errors), std::set<std::string>{"chunk-needs-key"});
+  ModelTraits by_kind;  // no config.json read: neither condition holds
+  EXPECT_TRUE(plan(by_kind, "chunk").ok());
+  EXPECT_EQ(plan(by_kind, std::nullopt).name(plan(by_kind, std::nullopt).backend(Phase::decode)), "a");
+  // An empty key list says nothing: the loader refuses it.
+  auto empty = load_matrix(R"({"schema_version": 1, "matrix": {"engine": "e", "version": "1", "engine_version": "t", "source": "test"},
+    "slots": [{"name": "attention", "kinds": ["mha"], "phased": false, "flag": "--b", "source": "s"}],
+    "backends": [{"name": "a", "slot": "attention", "source": "s", "cells": [{"kinds": ["mha"], "platforms": ["cuda"], "page_size": "any", "kv_dtypes": ["auto"], "speculative": "none"}]}],
+    "rules": [{"id": "r", "when": {"config_has": []}, "message": "m", "source": "s"}],
+    "selection": [{"id": "auto-a", "slot": "attention", "backend": "a", "message": "m", "source": "s"}]})", "empty.json");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_NE(empty.error().message.find("expected at least one config.json key"), std::string::npos) << empty.error().describe();
+}
+
 }  // namespace
 }  // namespace attnsel

@@ -516,9 +516,9 @@ class Linter {
   }
 
   // An error from a request-scope rule holds whatever the backends are: no combination can help.
-  // The automatic plan failed on the request itself, or on a rule that wants the backend named on
-  // the command line (backend_explicit: false, e.g. a release whose checks run before it picks its
-  // default): the engine's own demand, so an explicit plan that works is no miss.
+  // So does one from a rule that wants the backend named on the command line (backend_explicit:
+  // false, a release whose checks run before it picks its default): an explicit plan that works
+  // is what the engine asks for, not a miss.
   bool request_level_failure(const Selection& s) const {
     const auto& request_rules = m_.rules_in(RuleScope::request);
     const auto& backend_rules = m_.rules_in(RuleScope::backend);

@@ -288,13 +288,11 @@ class MatrixBuilder {
       c.architecture = r.strings("architecture");
       if (c.architecture.empty()) fail(r.child("architecture"), "expected at least one architecture name");
     }
-    if (take("config_has", Condition::f_config_has)) {
-      c.config_has = r.strings("config_has");
-      if (c.config_has.empty()) fail(r.child("config_has"), "expected at least one config.json key");
-    }
-    if (take("config_lacks", Condition::f_config_lacks)) {
-      c.config_lacks = r.strings("config_lacks");
-      if (c.config_lacks.empty()) fail(r.child("config_lacks"), "expected at least one config.json key");
+    for (auto [key, field, keys] : {std::tuple{"config_has", Condition::f_config_has, &c.config_has},
+                                    std::tuple{"config_lacks", Condition::f_config_lacks, &c.config_lacks}}) {
+      if (!take(key, field)) continue;
+      *keys = r.strings(key);
+      if (keys->empty()) fail(r.child(key), "expected at least one config.json key");
     }
     if (auto v = take("kv_heads", Condition::f_kv_heads)) c.kv_heads = int_match(*v, r.child("kv_heads"), 1 << 20);
     if (auto v = take("head_dim", Condition::f_head_dim)) c.head_dim = int_match(*v, r.child("head_dim"), 1 << 20);

@@ -60,6 +60,7 @@ check(importlib.util.find_spec("flashinfer") is not None, "flashinfer is in the 
 check(importlib.util.find_spec("aiter") is None, "aiter is not in the CUDA image")
 try:
     import aiter  # noqa: F401
+
     failures.append("importing aiter on CUDA must fail")
 except ImportError:
     pass
@@ -70,7 +71,6 @@ if lib.is_available():
     failures.append("a stub is falsy")
 check(fakeenv.PROBE_COUNT[0] == before + 1 and any("some_unknown_library" in p for p in fakeenv.PROBES),
       "a stub deciding a branch is recorded as a probe")
-config_dir = os.path.join(folder)
 config = fakeenv.AutoConfig.from_pretrained(os.path.join(folder, "llama.json"))
 check(config.num_attention_heads == 32 and config.architectures == ["LlamaForCausalLM"], "AutoConfig reads config.json")
 try:

@@ -13,7 +13,6 @@ never imported for real.
 from __future__ import annotations
 
 import abc
-import builtins
 import importlib.abc
 import importlib.machinery
 import importlib.metadata

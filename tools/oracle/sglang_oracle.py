@@ -465,7 +465,6 @@ def _profile_worker(profile_cases, src, config_dir, jobs, out_fd):
     src_root = os.path.join(src, "python")
     sys.path.insert(0, src_root)
     ARCHITECTURES.update(served_architectures(src_root))
-    results = []
     try:
         import sglang.srt.server_args  # noqa: F401  (imported once per profile)
         _parser()
@@ -480,8 +479,8 @@ def _profile_worker(profile_cases, src, config_dir, jobs, out_fd):
                 pass
     except BaseException as exc:  # noqa: BLE001
         msg = f"import sglang.srt.server_args: {type(exc).__name__}: {exc}"[:300]
-        results = [{"id": c["id"], "ok": None, "harness_limit": msg} for c in profile_cases]
-        os.write(out_fd, ("\n".join(json.dumps(r, sort_keys=True) for r in results) + "\n").encode())
+        lost = [{"id": c["id"], "ok": None, "harness_limit": msg} for c in profile_cases]
+        os.write(out_fd, ("\n".join(json.dumps(r, sort_keys=True) for r in lost) + "\n").encode())
         os._exit(0)
     for name in _modules_a_case_imports(profile_cases[0], src_root, config_dir):
         try:
@@ -538,10 +537,8 @@ def run_all(all_cases, src, jobs, progress=True):
             os.close(r)
             _profile_worker(group, src, config_dir, jobs, w)
         os.close(w)
-        buf = b""
         with os.fdopen(r, "rb") as f:
             for line in f:
-                buf = line
                 a = json.loads(line)
                 answers[a["id"]] = a
         os.waitpid(pid, 0)
