@@ -76,7 +76,7 @@ void BM_Select(benchmark::State& state) {
 }
 BENCHMARK(BM_Select)->DenseRange(0, 4);
 
-// What the CLI pays before its first selection: parse and validate data/sglang.json (the text the
+// What the CLI pays before its first selection: parse and validate data/engines/sglang/matrix-0.5.12.json (the text the
 // library embeds), and the GPU catalog and model table next to it.
 std::string read_data(const char* name) {
   std::ifstream in(std::string(ATTNSEL_SOURCE_DIR) + "/data/" + name, std::ios::binary);
@@ -84,9 +84,9 @@ std::string read_data(const char* name) {
 }
 
 void BM_LoadMatrix(benchmark::State& state) {
-  const std::string text = read_data("sglang.json");
+  const std::string text = read_data("engines/sglang/matrix-0.5.12.json");
   for (auto _ : state) {
-    auto m = load_matrix(text, "data/sglang.json");
+    auto m = load_matrix(text, "data/engines/sglang/matrix-0.5.12.json");
     if (!m) state.SkipWithError(m.error().describe().c_str());
     benchmark::DoNotOptimize(m);
   }
@@ -105,7 +105,7 @@ BENCHMARK(BM_LoadCatalog)->Unit(benchmark::kMicrosecond);
 
 // The compiled image against the JSON it is built from (src/matrix/image.hpp), per built-in
 // file: what builtin_matrix_file(), builtin_catalog() and builtin_profile() pay on first use.
-const char* const kImageFiles[] = {"sglang.json", "sglang-main.json", "vllm.json"};
+const char* const kImageFiles[] = {"engines/sglang/matrix-0.5.12.json", "engines/sglang/matrix-0.5.13.json", "engines/vllm/matrix.json"};
 
 void BM_MatrixFromJson(benchmark::State& state) {
   const char* file = kImageFiles[state.range(0)];

@@ -147,7 +147,7 @@ TEST_F(CApi, BuiltinMatrixIsTheCppOne) {
 }
 
 TEST_F(CApi, MatrixFromFileAndString) {
-  const std::string path = std::string(ATTNSEL_SOURCE_DIR) + "/data/sglang.json";
+  const std::string path = std::string(ATTNSEL_SOURCE_DIR) + "/data/engines/sglang/matrix-0.5.12.json";
   attnsel_matrix* from_file = nullptr;
   ASSERT_EQ(attnsel_matrix_load_file(path.c_str(), &from_file), ATTNSEL_OK) << attnsel_matrix_last_error(from_file);
   handles_.matrices.push_back(from_file);

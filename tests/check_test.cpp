@@ -42,7 +42,7 @@ std::string read_file(const std::string& path) {
   return text.str();
 }
 
-// The in-process checks were written against the v0.5.12 generation (data/sglang.json, whose
+// The in-process checks were written against the v0.5.12 generation (data/engines/sglang/matrix-0.5.12.json, whose
 // backends the seed documents use); SGLang main's data is tested by tests/cases/select-main.json.
 std::shared_ptr<const Matrix> matrix() {
   auto m = builtin_matrix("sglang", parse_release("0.5.12"));

@@ -158,7 +158,7 @@ TEST(Cli, MatrixFromEnvironmentAndFlag) {
   const CliRun r = run("--gpu sm90 --model mla --matrix '" + bad + "'");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.out.find("truncated.json:"), std::string::npos) << r.out;
-  const std::string good = std::string(ATTNSEL_SOURCE_DIR) + "/data/sglang.json";
+  const std::string good = std::string(ATTNSEL_SOURCE_DIR) + "/data/engines/sglang/matrix-0.5.12.json";
   EXPECT_EQ(run("--gpu sm90 --model mla --matrix '" + good + "'").exit_code, 0);
 }
 

@@ -33,7 +33,7 @@ TEST(MatrixImage, TheLibraryHasOne) {
   // Without it every built-in would silently come from the JSON and the tests below would compare
   // the JSON with itself.
   EXPECT_FALSE(image::embedded_blob().empty());
-  EXPECT_NE(image::matrix("sglang.json"), nullptr);
+  EXPECT_NE(image::matrix("engines/sglang/matrix-0.5.12.json"), nullptr);
   EXPECT_NE(image::catalog(), nullptr);
   EXPECT_NE(image::profile("engines/sglang/profile.json"), nullptr);
   EXPECT_TRUE(image::generations().has_value());
@@ -204,16 +204,16 @@ TEST(MatrixImage, TheGenerationListEqualsItsJson) {
 
 // The comparison is sensitive: one changed fact deep inside a file changes the encoding.
 TEST(MatrixImage, TheEncodingSeesADeepChange) {
-  const std::string text(embedded::find("sglang.json"));
+  const std::string text(embedded::find("engines/sglang/matrix-0.5.12.json"));
   ASSERT_FALSE(text.empty());
-  auto original = load_matrix(text, "built-in:sglang.json");
+  auto original = load_matrix(text, "built-in:engines/sglang/matrix-0.5.12.json");
   ASSERT_TRUE(original);
   // A cell's page size list is deep: backends -> cells -> page_size.
   std::string changed = text;
   const auto at = changed.find("\"page_size\": [64]");
-  ASSERT_NE(at, std::string::npos) << "sglang.json has no cell with page_size [64] any more; pick another fact";
+  ASSERT_NE(at, std::string::npos) << "matrix-0.5.12.json has no cell with page_size [64] any more; pick another fact";
   changed.replace(at, 17, "\"page_size\": [32]");
-  auto mutated = load_matrix(changed, "built-in:sglang.json");
+  auto mutated = load_matrix(changed, "built-in:engines/sglang/matrix-0.5.12.json");
   ASSERT_TRUE(mutated) << mutated.error().describe();
   EXPECT_NE(image::serialize(**original), image::serialize(**mutated));
 
@@ -244,7 +244,7 @@ TEST(MatrixImage, RoundTripsThroughItsEncoding) {
 }
 
 TEST(MatrixImage, ABrokenEncodingIsAnErrorNotACrash) {
-  auto m = detail::load_builtin_matrix_json("sglang-0.4.6.json");
+  auto m = detail::load_builtin_matrix_json("engines/sglang/matrix-0.4.6.json");
   ASSERT_TRUE(m);
   const std::string bytes = image::serialize(**m);
   for (std::size_t cut : {std::size_t{0}, std::size_t{1}, bytes.size() / 3, bytes.size() - 1}) {

@@ -35,7 +35,7 @@ using json = nlohmann::json;
 const std::string kMatrices = std::string(ATTNSEL_TESTS_DIR) + "/fixtures/matrices/";
 const std::string kBadDir = kMatrices + "bad/";
 const std::string kExpectations = kBadDir + "expectations.json";
-const std::string kSglang = std::string(ATTNSEL_SOURCE_DIR) + "/data/sglang.json";
+const std::string kSglang = std::string(ATTNSEL_SOURCE_DIR) + "/data/engines/sglang/matrix-0.5.12.json";
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -282,14 +282,14 @@ TEST(MatrixEnumNames, FeatureAndTopkSupport) {
 // ---- the real matrix ----
 
 TEST(SglangMatrixTest, BuiltinAndFileLoadAndAgree) {
-  // data/sglang.json is the v0.5.12 generation; the newest (sglang-main.json) extends it.
-  auto builtin = builtin_matrix_file("sglang.json");
+  // data/engines/sglang/matrix-0.5.12.json is the v0.5.12 generation; newer ones (matrix-0.5.13.json) extend it.
+  auto builtin = builtin_matrix_file("engines/sglang/matrix-0.5.12.json");
   ASSERT_TRUE(builtin.ok()) << builtin.error().describe();
   auto file = load_matrix_file(kSglang);
   ASSERT_TRUE(file.ok()) << file.error().describe();
   const Matrix& a = **builtin;
   const Matrix& b = **file;
-  EXPECT_EQ(a.info().origin, "built-in:sglang.json");
+  EXPECT_EQ(a.info().origin, "built-in:engines/sglang/matrix-0.5.12.json");
   EXPECT_EQ(b.info().origin, kSglang);
   EXPECT_EQ(a.info().engine, "sglang");
   ASSERT_EQ(a.backends().size(), b.backends().size());
@@ -298,7 +298,7 @@ TEST(SglangMatrixTest, BuiltinAndFileLoadAndAgree) {
   for (std::size_t i = 0; i < a.rules().size(); ++i) EXPECT_EQ(a.rules()[i].info.id, b.rules()[i].info.id);
   EXPECT_EQ(a.selection().size(), b.selection().size());
   // Loaded once and shared.
-  EXPECT_EQ(builtin.value().get(), builtin_matrix_file("sglang.json").value().get());
+  EXPECT_EQ(builtin.value().get(), builtin_matrix_file("engines/sglang/matrix-0.5.12.json").value().get());
   EXPECT_EQ(builtin_matrix().value().get(), builtin_matrix("sglang", parse_release("0.5.17")).value().get());
 }
 

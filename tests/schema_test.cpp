@@ -1,6 +1,6 @@
 // data/matrix.schema.json against the matrices: every built-in one conforms (overlays through the
 // schema's "extends" branch), and broken variants that the loader rejects the schema rejects too;
-// data/matrices.schema.json against the registry; data/profile.schema.json and data/grammar.schema.json
+// data/generations.schema.json against each engine's generations.json; data/profile.schema.json and data/grammar.schema.json
 // against every engine profile and grammar (data/engines/ and the toy fixture), cross-checked with
 // load_profile the same way. No JSON Schema library is available, so a small
 // checker for exactly the keywords the schemas use lives here; a keyword it does not know is an error,
@@ -167,16 +167,27 @@ class SchemaChecker {
 
 const std::string kData = kSource + "/data/";
 
-// The matrices in data/: every JSON document with "matrix" or "extends" at the top level (gpus.json,
-// models.json and the registry have neither). A new generation is checked without a change here.
+// The matrices in data/, by path under data/: every JSON document with "matrix" or "extends" at the top
+// level (profiles, grammars, generations.json, gpus.json and models.json have neither). A new
+// generation is checked without a change here.
 std::vector<std::string> matrix_files() {
   std::vector<std::string> out;
-  for (const auto& entry : std::filesystem::directory_iterator(kData)) {
-    const std::string name = entry.path().filename().string();
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(kData)) {
+    const std::string name = std::filesystem::relative(entry.path(), kData).generic_string();
     if (entry.path().extension() != ".json" || name.find(".schema.") != std::string::npos) continue;
     const json doc = read_json(entry.path().string());
     if (doc.is_object() && (doc.contains("matrix") || doc.contains("extends"))) out.push_back(name);
   }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Each engine's generations.json, by path under data/.
+std::vector<std::string> generation_files() {
+  std::vector<std::string> out;
+  for (const auto& entry : std::filesystem::directory_iterator(kData + "engines"))
+    if (std::filesystem::exists(entry.path() / "generations.json"))
+      out.push_back("engines/" + entry.path().filename().string() + "/generations.json");
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -201,11 +212,11 @@ class MatrixSchema : public testing::Test {
  protected:
   void SetUp() override {
     schema = read_json(kData + "matrix.schema.json");
-    sglang = read_json(kData + "sglang.json");
-    diffusion = read_json(kData + "sglang-diffusion.json");
+    sglang = read_json(kData + "engines/sglang/matrix-0.5.12.json");
+    diffusion = read_json(kData + "engines/sglang-diffusion/matrix.json");
     ASSERT_TRUE(schema.is_object()) << "data/matrix.schema.json is not a JSON object";
-    ASSERT_TRUE(sglang.is_object()) << "data/sglang.json is not a JSON object";
-    ASSERT_TRUE(diffusion.is_object()) << "data/sglang-diffusion.json is not a JSON object";
+    ASSERT_TRUE(sglang.is_object()) << "data/engines/sglang/matrix-0.5.12.json is not a JSON object";
+    ASSERT_TRUE(diffusion.is_object()) << "data/engines/sglang-diffusion/matrix.json is not a JSON object";
   }
   std::string rule(const std::string& id) const { return entry(sglang, "/rules", "id", id); }
   json schema, sglang, diffusion;
@@ -249,9 +260,10 @@ TEST_F(MatrixSchema, DescribesAttnselsOwnFormatInDraft2020) {
   // Overlays are told apart by "extends" at the top level.
   EXPECT_EQ(schema["if"], json({{"required", {"extends"}}}));
   EXPECT_TRUE(schema.contains("then") && schema.contains("else"));
-  for (const auto& file : kMatrixFiles) EXPECT_EQ(read_json(kData + file).value("$schema", ""), "./matrix.schema.json") << file;
-  // Both complete matrices and overlays are among them.
-  for (const char* file : {"sglang.json", "sglang-0.5.3.json", "sglang-0.4.6.json", "sglang-diffusion.json"})
+  for (const auto& file : kMatrixFiles) EXPECT_EQ(read_json(kData + file).value("$schema", ""), "../../matrix.schema.json") << file;
+  // Both complete matrices and overlays are among them, each in its engine's folder.
+  for (const char* file : {"engines/sglang/matrix-0.5.12.json", "engines/sglang/matrix-0.5.3.json", "engines/sglang/matrix-0.4.6.json",
+                           "engines/sglang-diffusion/matrix.json", "engines/vllm/matrix.json"})
     EXPECT_NE(std::find(kMatrixFiles.begin(), kMatrixFiles.end(), file), kMatrixFiles.end()) << file;
 }
 
@@ -369,7 +381,7 @@ TEST_F(MatrixSchema, RejectsWhatTheLoaderRejects) {
       {"one kind as a string", cell + "/kinds", "mha"},
       {"{dtype} and {detail} placeholders", rule("dsa-kv-auto") + "/message", "{title} in {dtype}: {detail}"},
   };
-  cross_check(checker, sglang, "variant of data/sglang.json", broken, fine);
+  cross_check(checker, sglang, "variant of data/engines/sglang/matrix-0.5.12.json", broken, fine);
 }
 
 // The fields the diffusion profile brought: phased slots, compute dtypes, packages, backend config.
@@ -419,15 +431,15 @@ TEST_F(MatrixSchema, RejectsWhatTheLoaderRejectsInTheNewFields) {
                                                         {"prefill_flag", "--p"}, {"decode_flag", "--d"}, {"source", "test"}})},
       {"paged KV cache", "/matrix/paged_kv_cache", true},
   };
-  cross_check(checker, diffusion, "variant of data/sglang-diffusion.json", broken, fine);
+  cross_check(checker, diffusion, "variant of data/engines/sglang-diffusion/matrix.json", broken, fine);
 }
 
 // Overlays: the loader composes them with their base from disk, and both judge the same documents.
 TEST_F(MatrixSchema, RejectsWhatTheLoaderRejectsInOverlays) {
   SchemaChecker checker(schema);
-  const json overlay = read_json(kData + "sglang-0.5.3.json");
+  const json overlay = read_json(kData + "engines/sglang/matrix-0.5.3.json");
   ASSERT_TRUE(overlay.is_object());
-  const std::string origin = kData + "sglang-0.5.3.json";
+  const std::string origin = kData + "engines/sglang/matrix-0.5.3.json";
   const std::string removal = entry(overlay, "/rules", "id", "fa4-sm90-decode-slowdown");
   const std::string placed = entry(overlay, "/rules", "id", "fa4-page-size");
   const std::vector<Variant> broken = {
@@ -457,9 +469,12 @@ TEST_F(MatrixSchema, RejectsWhatTheLoaderRejectsInOverlays) {
   };
   cross_check(checker, overlay, origin, broken, fine);
   // An overlay may change nothing at all.
-  const json bare = {{"extends", "sglang.json"}};
+  const json bare = {{"extends", "matrix-0.5.12.json"}};
   EXPECT_TRUE(load_matrix(bare.dump(), origin).ok());
   EXPECT_TRUE(checker.check(bare).empty()) << joined(checker.check(bare));
+  // Overlays written before the files moved into data/engines/<engine>/ still find their built-in base.
+  for (const char* former : {"sglang.json", "sglang-main.json", "sglang-diffusion.json", "vllm.json"})
+    EXPECT_TRUE(load_matrix(json({{"extends", former}}).dump(), "/nowhere/overlay.json").ok()) << former;
 }
 
 // Overlay fixtures the schema accepts are the checks that need the base: what is replaced, removed or
@@ -508,35 +523,40 @@ TEST_F(MatrixSchema, BadFixturesItAcceptsAreLoaderCrossChecks) {
   }
 }
 
-// ---- the registry: data/matrices.json ----
+// ---- the generations: data/engines/<engine>/generations.json ----
 
-class RegistrySchema : public testing::Test {
+class GenerationsSchema : public testing::Test {
  protected:
   void SetUp() override {
-    schema = read_json(kData + "matrices.schema.json");
-    registry = read_json(kData + "matrices.json");
-    ASSERT_TRUE(schema.is_object()) << "data/matrices.schema.json is not a JSON object";
-    ASSERT_TRUE(registry.is_object()) << "data/matrices.json is not a JSON object";
+    schema = read_json(kData + "generations.schema.json");
+    ASSERT_TRUE(schema.is_object()) << "data/generations.schema.json is not a JSON object";
+    for (const auto& file : generation_files()) registries[file] = read_json(kData + file);
+    ASSERT_GE(registries.size(), 3u) << "sglang, sglang-diffusion and vllm each have a generations.json";
+    registry = registries.at("engines/sglang/generations.json");
   }
   json schema, registry;
+  std::map<std::string, json> registries;
 };
 
-TEST_F(RegistrySchema, DescribesTheRegistryInDraft2020) {
+TEST_F(GenerationsSchema, DescribesTheGenerationsInDraft2020) {
   EXPECT_EQ(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
   EXPECT_FALSE(schema.value("source", "").empty());
-  EXPECT_GE(check_closed_and_described(schema), 3u);
-  // The lead adds "$schema" to data/matrices.json; until then the file may lack it.
-  if (registry.contains("$schema")) {
-    EXPECT_EQ(registry["$schema"], "./matrices.schema.json");
-  }
+  EXPECT_GE(check_closed_and_described(schema), 2u);
+  for (const auto& [file, doc] : registries) EXPECT_EQ(doc.value("$schema", ""), "../../generations.schema.json") << file;
 }
 
-TEST_F(RegistrySchema, TheRegistryConformsAndNamesTheMatrixFiles) {
+TEST_F(GenerationsSchema, EveryEngineConformsAndTheyNameEveryMatrixFile) {
   SchemaChecker checker(schema);
-  auto errors = checker.check(registry);
-  EXPECT_TRUE(errors.empty()) << "data/matrices.json:" << joined(errors);
-  // The reader (built in) accepts it; the files it names are the matrices in data/, every one of them
-  // (a matrix nobody can select is a forgotten registry entry).
+  int defaults = 0;
+  for (const auto& [file, doc] : registries) {
+    auto errors = checker.check(doc);
+    EXPECT_TRUE(errors.empty()) << "data/" << file << ":" << joined(errors);
+    EXPECT_EQ("engines/" + doc.value("engine", "") + "/generations.json", file) << "an engine's folder is named after it";
+    defaults += doc.value("default", false) ? 1 : 0;
+  }
+  EXPECT_EQ(defaults, 1) << "exactly one engine is the default";
+  // The reader (built in) accepts them; the files they name are the matrices in data/, every one of
+  // them (a matrix nobody can select is a forgotten generation).
   auto generations = builtin_generations();
   ASSERT_TRUE(generations.ok()) << generations.error().describe();
   std::set<std::string> files;
@@ -544,17 +564,17 @@ TEST_F(RegistrySchema, TheRegistryConformsAndNamesTheMatrixFiles) {
   EXPECT_EQ(files, std::set<std::string>(kMatrixFiles.begin(), kMatrixFiles.end()));
 }
 
-// The reader parses only the built-in registry, so its broken variants are judged by the schema alone;
+// The reader parses only the built-in generations, so its broken variants are judged by the schema alone;
 // "since" is cross-checked with parse_release, which the reader uses.
-TEST_F(RegistrySchema, RejectsBrokenRegistries) {
+TEST_F(GenerationsSchema, RejectsBrokenGenerations) {
   SchemaChecker checker(schema);
-  const std::string gen = "/engines/0/generations/0";
+  const std::string gen = "/generations/0";
   const std::vector<Variant> broken = {
       {"schema version 2", "/schema_version", 2},
-      {"no engines", "/engines", json::array()},
-      {"an engine without generations", "/engines/0/generations", json::array()},
-      {"unknown key in an engine", "/engines/0/defaults", true},
-      {"default as a string", "/engines/0/default", "yes"},
+      {"no engine", "/engine", nullptr},
+      {"no generations", "/generations", json::array()},
+      {"unknown key", "/defaults", true},
+      {"default as a string", "/default", "yes"},
       {"unknown key in a generation", gen + "/until", "0.5.2"},
       {"generation without source", gen + "/source", nullptr},
       {"generation without file", gen + "/file", nullptr},
@@ -633,7 +653,7 @@ TEST_F(ProfileSchema, DescribesTheProfileInDraft2020) {
   EXPECT_GE(profiles.size(), 2u);
   for (const auto& file : profiles) EXPECT_EQ(read_json(file).value("$schema", ""), "../../profile.schema.json") << file;
   // The release pattern is the registry's: one spelling of parse_release's rule.
-  EXPECT_EQ(schema["$defs"]["release"]["pattern"], read_json(kData + "matrices.schema.json")["$defs"]["release"]["pattern"]);
+  EXPECT_EQ(schema["$defs"]["release"]["pattern"], read_json(kData + "generations.schema.json")["$defs"]["release"]["pattern"]);
 }
 
 TEST_F(ProfileSchema, TheBuiltInProfilesAndTheToyConform) {

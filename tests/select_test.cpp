@@ -85,7 +85,7 @@ class SelectCase : public ::testing::TestWithParam<json> {};
 TEST_P(SelectCase, MatchesExpectedPlan) {
   const json& c = GetParam();
   const json& e = c["expect"];
-  // A case may name an engine release: the generation that describes it (data/matrices.json).
+  // A case may name an engine release: the generation that describes it (data/engines/<engine>/generations.json).
   const std::string engine = c.value("engine", std::string("sglang"));
   auto matrix = c.contains("matrix") ? load_matrix_file(std::string(ATTNSEL_TESTS_DIR) + "/" + c["matrix"].get<std::string>())
                 : c.contains("release") ? builtin_matrix(engine, parse_release(c["release"].get<std::string>()))

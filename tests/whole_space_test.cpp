@@ -33,7 +33,7 @@ std::shared_ptr<const Matrix> load(const json& j) {
   return m.ok() ? *m : nullptr;
 }
 
-json sglang() { return read_json(std::string(ATTNSEL_SOURCE_DIR) + "/data/sglang.json"); }
+json sglang() { return read_json(std::string(ATTNSEL_SOURCE_DIR) + "/data/engines/sglang/matrix-0.5.12.json"); }
 
 json rule(const std::string& id, const std::string& severity, json when, json set = nullptr) {
   json r = {{"id", id}, {"severity", severity}, {"when", std::move(when)}, {"message", "test rule"}, {"source", "whole_space_test"}};
@@ -98,7 +98,7 @@ TEST(WholeSpace, BuiltinMatrixIsConsistent) {
     EXPECT_TRUE(b == "attention:wave" || b == "attention:dsv4") << b;
 }
 
-// Every older SGLang generation (data/matrices.json) is linted too: --sglang-version answers with
+// Every older SGLang generation (data/engines/<engine>/generations.json) is linted too: --sglang-version answers with
 // them, so they must be as consistent as the newest. The newest is the test above.
 TEST(WholeSpace, EveryGenerationIsConsistent) {
   auto generations = builtin_generations();
@@ -115,7 +115,7 @@ TEST(WholeSpace, EveryGenerationIsConsistent) {
     o.explicit_probes = false;  // the sweep and its replays; the probes run on the newest
     const LintReport r = lint_matrix(*matrix, *catalog(), o);
     EXPECT_TRUE(r.consistent()) << g.file << ": " << r.inconsistencies() << " inconsistencies:" << problems(r);
-    if (g.file == "sglang.json") {
+    if (g.file == "engines/sglang/matrix-0.5.12.json") {
       // v0.5.12 keeps the FP4 (fp4_e2m1) plan rules that SGLang main dropped with the dtype.
       const LintReport full = lint_matrix(*matrix, *catalog());
       for (const char* id : {"fp4-kv-fa4-prefill-needs-other-decode", "fp4-kv-fa4-trtllm-mha"})

@@ -335,7 +335,7 @@ ATTNSEL_API std::optional<ReleaseVersion> parse_release(std::string_view text);
 ATTNSEL_API std::string to_string(ReleaseVersion v);
 
 // One generation of an engine's matrix: the file that describes releases from `since` on
-// (data/matrices.json lists them).
+// (data/engines/<engine>/generations.json lists them).
 struct MatrixGeneration {
   std::string engine;      // "sglang", "sglang-diffusion"
   ReleaseVersion since;
@@ -358,11 +358,11 @@ ATTNSEL_API Result<std::shared_ptr<const Matrix>> builtin_matrix(std::string_vie
 // A built-in matrix file by name ("sglang-0.4.6.json"); cached, shared.
 ATTNSEL_API Result<std::shared_ptr<const Matrix>> builtin_matrix_file(std::string_view file);
 
-// Loading. `origin` names the input in messages ("data/sglang.json", "built-in").
+// Loading. `origin` names the input in messages ("data/engines/sglang/matrix-0.5.12.json", "built-in").
 // A document with "extends" is composed onto its base first (a file next to it, or a built-in one).
 ATTNSEL_API Result<std::shared_ptr<const Matrix>> load_matrix(std::string_view json_text, std::string_view origin);
 ATTNSEL_API Result<std::shared_ptr<const Matrix>> load_matrix_file(const std::string& path);
-// The default engine's newest built-in matrix (data/matrices.json: sglang, newest generation).
+// The default engine's newest built-in matrix (sglang, its newest generation).
 ATTNSEL_API Result<std::shared_ptr<const Matrix>> builtin_matrix();
 // Its info alone, without loading the matrix where the compiled image has it.
 ATTNSEL_API Result<MatrixInfo> builtin_matrix_info();

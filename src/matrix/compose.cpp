@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <list>
 #include <optional>
+#include <string_view>
+#include <utility>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -16,6 +18,34 @@ namespace {
 
 constexpr int kMaxExtendsDepth = 8;
 constexpr const char* kBuiltin = "built-in:";
+
+// The names built-in matrices had before each engine's files moved into data/engines/<engine>/:
+// overlays written then extend them by these names.
+constexpr std::pair<std::string_view, std::string_view> kFormerNames[] = {
+    {"sglang.json", "engines/sglang/matrix-0.5.12.json"},
+    {"sglang-main.json", "engines/sglang/matrix-0.5.13.json"},
+    {"sglang-0.4.6.json", "engines/sglang/matrix-0.4.6.json"},
+    {"sglang-0.5.3.json", "engines/sglang/matrix-0.5.3.json"},
+    {"sglang-diffusion.json", "engines/sglang-diffusion/matrix.json"},
+    {"vllm.json", "engines/vllm/matrix.json"},
+};
+
+// A built-in matrix by name: beside the built-in file that names it, by its path under data/, or by
+// a former name.
+std::optional<std::string> builtin_name(std::string_view name, std::string_view from) {
+  if (from.rfind(kBuiltin, 0) == 0) {
+    const std::string_view from_path = from.substr(std::string_view(kBuiltin).size());
+    const std::size_t slash = from_path.rfind('/');
+    if (slash != std::string_view::npos) {
+      std::string beside = std::string(from_path.substr(0, slash + 1)) + std::string(name);
+      if (!embedded::find(beside).empty()) return beside;
+    }
+  }
+  if (!embedded::find(name).empty()) return std::string(name);
+  for (const auto& [former, now] : kFormerNames)
+    if (name == former) return std::string(now);
+  return std::nullopt;
+}
 
 // The key that identifies an entry of each keyed array.
 std::string entry_key(const std::string& section, const json& entry, const std::string& ptr) {
@@ -110,11 +140,11 @@ MatrixResolver default_resolver() {
         return SourceText{std::move(*text), path.string()};
       }
     }
-    const std::string_view text = embedded::find(name);
-    if (text.empty())
+    const std::optional<std::string> builtin = builtin_name(name, from_s);
+    if (!builtin)
       return Error{ErrorCode::io_error,
                    fmt::format("\"extends\": no matrix \"{}\" next to this file or among the built-in ones", name), from_s, {}, {}};
-    return SourceText{std::string(text), std::string(kBuiltin) + std::string(name)};
+    return SourceText{std::string(embedded::find(*builtin)), std::string(kBuiltin) + *builtin};
   };
 }
 

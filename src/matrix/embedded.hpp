@@ -7,7 +7,7 @@
 namespace attnsel::embedded {
 
 struct File {
-  std::string_view name;  // relative to data/: "sglang.json", "engines/sglang/profile.json"
+  std::string_view name;  // relative to data/: "engines/sglang/matrix-0.5.12.json", "engines/sglang/profile.json"
   std::string_view text;
 };
 

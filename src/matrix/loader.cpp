@@ -861,7 +861,7 @@ Result<std::shared_ptr<const Matrix>> builtin_matrix() {
   if (!generations) return generations.error();
   for (const auto& g : *generations)
     if (g.default_engine) return builtin_matrix(g.engine);
-  return Error{ErrorCode::invalid_matrix, "data/matrices.json names no default engine", "built-in:matrices.json", {}, {}};
+  return Error{ErrorCode::invalid_matrix, "no engine's generations.json is the default", "built-in:engines/", {}, {}};
 }
 
 Result<MatrixInfo> builtin_matrix_info() {
@@ -870,7 +870,7 @@ Result<MatrixInfo> builtin_matrix_info() {
   const auto is_default = [](const MatrixGeneration& g) { return g.default_engine; };
   const auto def = std::find_if(generations->begin(), generations->end(), is_default);
   if (def == generations->end())
-    return Error{ErrorCode::invalid_matrix, "data/matrices.json names no default engine", "built-in:matrices.json", {}, {}};
+    return Error{ErrorCode::invalid_matrix, "no engine's generations.json is the default", "built-in:engines/", {}, {}};
   // As builtin_matrix(engine): generations are listed oldest first, so the engine's last is its newest.
   const MatrixGeneration* newest = nullptr;
   for (const auto& g : *generations)

@@ -1,4 +1,5 @@
-// The built-in matrices: data/matrices.json lists each engine's generations; files load once and are shared.
+// The built-in matrices: each data/engines/<engine>/generations.json lists that engine's generations;
+// files load once and are shared.
 #include <algorithm>
 #include <map>
 #include <mutex>
@@ -47,26 +48,35 @@ std::string to_string(ReleaseVersion v) { return fmt::format("{}.{}.{}", v.major
 namespace detail {
 
 Result<std::vector<MatrixGeneration>> load_builtin_generations_json() {
-  const std::string origin = "built-in:matrices.json";
-  auto parsed = detail::parse_json(embedded::find("matrices.json"), origin);
-  if (!parsed) return parsed.error();
+  // Every data/engines/<engine>/generations.json, engines in alphabetical order.
+  std::vector<std::string_view> paths;
+  for (const auto& f : embedded::files())
+    if (f.name.rfind("engines/", 0) == 0 && f.name.size() > 17 && f.name.substr(f.name.size() - 17) == "/generations.json")
+      paths.push_back(f.name);
+  const auto folder = [](std::string_view p) { return p.substr(0, p.size() - 17); };  // "engines/<engine>"
+  std::sort(paths.begin(), paths.end(), [&](std::string_view a, std::string_view b) { return folder(a) < folder(b); });
   std::vector<MatrixGeneration> out;
-  try {
-    ObjectReader r(*parsed, "");
-    r.get("$schema");
-    if (detail::expect_int(r.require("schema_version"), "/schema_version", 0, 1000) != 1)
-      detail::fail("/schema_version", "this attnsel reads schema_version 1");
-    const json& engines = r.require("engines");
-    if (!engines.is_array() || engines.empty()) detail::fail("/engines", "expected a non-empty array");
-    for (std::size_t e = 0; e < engines.size(); ++e) {
-      ObjectReader er(engines[e], fmt::format("/engines/{}", e));
-      const std::string engine = er.string("engine");
-      const bool is_default = er.boolean("default", false);
-      er.optional_string("description");
-      const json& gens = er.require("generations");
-      if (!gens.is_array() || gens.empty()) detail::fail(er.child("generations"), "expected a non-empty array");
+  int defaults = 0;
+  for (std::string_view path : paths) {
+    const std::string origin = "built-in:" + std::string(path);
+    const std::string dir(path.substr(0, path.size() - 16));  // "engines/<engine>/"
+    auto parsed = detail::parse_json(embedded::find(path), origin);
+    if (!parsed) return parsed.error();
+    try {
+      ObjectReader r(*parsed, "");
+      r.get("$schema");
+      if (detail::expect_int(r.require("schema_version"), "/schema_version", 0, 1000) != 1)
+        detail::fail("/schema_version", "this attnsel reads schema_version 1");
+      const std::string engine = r.string("engine");
+      if (dir != "engines/" + engine + "/")
+        detail::fail("/engine", fmt::format("\"{}\" is not the name of its folder ({})", engine, dir));
+      const bool is_default = r.boolean("default", false);
+      defaults += is_default ? 1 : 0;
+      r.optional_string("description");
+      const json& gens = r.require("generations");
+      if (!gens.is_array() || gens.empty()) detail::fail("/generations", "expected a non-empty array");
       for (std::size_t g = 0; g < gens.size(); ++g) {
-        ObjectReader gr(gens[g], fmt::format("{}/{}", er.child("generations"), g));
+        ObjectReader gr(gens[g], fmt::format("/generations/{}", g));
         MatrixGeneration gen;
         gen.engine = engine;
         gen.default_engine = is_default;
@@ -74,8 +84,10 @@ Result<std::vector<MatrixGeneration>> load_builtin_generations_json() {
         auto v = parse_release(since);
         if (!v) detail::fail(gr.child("since"), fmt::format("expected a release like \"0.5.3\", got \"{}\"", since));
         gen.since = *v;
-        gen.file = gr.string("file");
-        if (embedded::find(gen.file).empty()) detail::fail(gr.child("file"), fmt::format("no built-in file \"{}\"", gen.file));
+        const std::string file = gr.string("file");
+        if (file.find('/') != std::string::npos || embedded::find(dir + file).empty())
+          detail::fail(gr.child("file"), fmt::format("no built-in file \"{}\" in {}", file, dir));
+        gen.file = dir + file;
         gen.label = gr.optional_string("label").value_or("");
         gen.source = gr.string("source");
         gr.finish();
@@ -83,12 +95,17 @@ Result<std::vector<MatrixGeneration>> load_builtin_generations_json() {
           detail::fail(gr.child("since"), "generations are listed oldest first");
         out.push_back(std::move(gen));
       }
-      er.finish();
+      r.finish();
+    } catch (const detail::ReadError& e) {
+      return Error{ErrorCode::invalid_matrix, e.what(), origin + "#" + e.pointer, {}, {}};
     }
-    r.finish();
-  } catch (const detail::ReadError& e) {
-    return Error{ErrorCode::invalid_matrix, e.what(), origin + "#" + e.pointer, {}, {}};
   }
+  if (out.empty())
+    return Error{ErrorCode::invalid_matrix, "no built-in data/engines/*/generations.json", "built-in:engines/", {}, {}};
+  if (defaults != 1)
+    return Error{ErrorCode::invalid_matrix,
+                 fmt::format("exactly one engine's generations.json is the default (\"default\": true); {} are", defaults),
+                 "built-in:engines/", {}, {}};
   return out;
 }
 

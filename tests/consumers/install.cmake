@@ -10,7 +10,7 @@ execute_process(COMMAND "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${
 if(NOT result EQUAL 0)
   message(FATAL_ERROR "cmake --install failed (${result}):\n${output}")
 endif()
-foreach(expected include/attnsel/attnsel.h include/attnsel/version.hpp share/attnsel/data/sglang.json)
+foreach(expected include/attnsel/attnsel.h include/attnsel/version.hpp share/attnsel/data/engines/sglang/matrix-0.5.12.json)
   if(NOT EXISTS "${PREFIX}/${expected}")
     message(FATAL_ERROR "cmake --install did not install ${expected}")
   endif()

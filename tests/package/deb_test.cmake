@@ -37,7 +37,7 @@ endif()
 
 # Paths the package must hold (dpkg-deb lists them as ./usr/...).
 set(expected /bin/attnsel /include/attnsel/attnsel.h /include/attnsel/selection.hpp
-             /include/attnsel/version.hpp /share/attnsel/data/sglang.json /share/attnsel/data/gpus.json
+             /include/attnsel/version.hpp /share/attnsel/data/engines/sglang/matrix-0.5.12.json /share/attnsel/data/gpus.json
              /share/attnsel/data/matrix.schema.json /cmake/attnsel/attnselConfig.cmake /pkgconfig/attnsel.pc)
 # The man page, when the build installs one (tools/attnsel's install rules), compressed as Debian wants.
 file(GLOB_RECURSE install_scripts ${BUILD_DIR}/tools/cmake_install.cmake)

@@ -83,6 +83,11 @@ Command add_versions_commands(CLI::App& app) {
                 << "\n";
       return kOk;
     }
+    std::size_t file_width = 0, label_width = 0;
+    for (const auto& g : *generations) {
+      file_width = std::max(file_width, g.file.size());
+      label_width = std::max(label_width, g.label.size());
+    }
     std::string engine;
     for (const auto& g : *generations) {
       if (g.engine != engine) {
@@ -91,7 +96,7 @@ Command add_versions_commands(CLI::App& app) {
                                  g.default_engine ? " (default engine)" : "");
       }
       auto m = builtin_matrix_file(g.file);
-      std::cout << fmt::format("  since {:<8} {:<22} {:<20} {}\n", to_string(g.since), g.file, g.label,
+      std::cout << fmt::format("  since {:<8} {:<{}} {:<{}} {}\n", to_string(g.since), g.file, file_width, g.label, label_width,
                                m ? (*m)->info().version : std::string("INVALID: ") + m.error().describe());
     }
     std::cout << "\n--sglang-version X.Y.Z picks the newest generation not newer than X.Y.Z.\n";
