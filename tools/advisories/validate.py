@@ -140,7 +140,7 @@ def check_incidents(root, advisory_ids, gpus, problems):
                 problems.append(f"{where}: unknown expected keys {sorted(set(exp) - EXPECTED_KEYS)}")
             if section == "incidents":
                 counts["incidents"] += 1
-                if row.get("effect") not in EFFECTS:
+                if row.get("effect") not in EFFECTS | {"setting-ignored"}:
                     problems.append(f"{where}: effect {row.get('effect')!r} not in {sorted(EFFECTS)}")
                 if exp.get("verdict") not in ("error", "warning", "out-of-scope"):
                     problems.append(f"{where}: expected.verdict must be error, warning or out-of-scope")
