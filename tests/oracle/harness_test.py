@@ -71,6 +71,13 @@ if lib.is_available():
     failures.append("a stub is falsy")
 check(fakeenv.PROBE_COUNT[0] == before + 1 and any("some_unknown_library" in p for p in fakeenv.PROBES),
       "a stub deciding a branch is recorded as a probe")
+# Comparing, measuring or iterating a stub decides a branch as surely as its truth value.
+for what, use in (("== a string", lambda: lib.backend == "fa3"), ("len()", lambda: len(lib.layers)),
+                  ("iteration", lambda: [x for x in lib.layers])):
+    before = fakeenv.PROBE_COUNT[0]
+    use()
+    check(fakeenv.PROBE_COUNT[0] == before + 1, f"a stub used by {what} is recorded as a probe")
+check(fakeenv.PROBE_LOG[-1] == "some_unknown_library.layers", "the probe log names the stub that fed the branch")
 config = fakeenv.AutoConfig.from_pretrained(os.path.join(folder, "llama.json"))
 check(config.num_attention_heads == 32 and config.architectures == ["LlamaForCausalLM"], "AutoConfig reads config.json")
 try:

@@ -33,9 +33,15 @@ PROBES: dict = {}
 # this did not move while it was reached.
 PROBE_COUNT = [0]
 
+# The names of the stubs that fed a branch, in order (the first few hundred): which stub a verdict
+# rested on, for the answer's "not judged" reason.
+PROBE_LOG: list = []
+
 
 def _probe(name: str, used_as: str):
     PROBE_COUNT[0] += 1
+    if len(PROBE_LOG) < 512:
+        PROBE_LOG.append(name)
     PROBES.setdefault(f"{name}:{used_as}", {"name": name, "used_as": used_as})
 
 
@@ -84,9 +90,11 @@ class Stub:
         return False
 
     def __iter__(self):
+        _probe(self._name, "iter")
         return iter(())
 
     def __len__(self):
+        _probe(self._name, "len")
         return 0
 
     def __contains__(self, item):
@@ -94,6 +102,8 @@ class Stub:
         return False
 
     def __eq__(self, other):
+        if self is not other and not isinstance(other, Stub):
+            _probe(self._name, "eq")  # `stub == "fa3"` decides a branch as surely as bool(stub)
         return self is other
 
     def __hash__(self):

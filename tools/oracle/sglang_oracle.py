@@ -43,7 +43,7 @@ sys.path.insert(0, HERE)
 import cases as case_space  # noqa: E402
 import fakeenv  # noqa: E402
 
-HARNESS_VERSION = 2
+HARNESS_VERSION = 3
 CASE_TIMEOUT_S = 30
 ARCHITECTURES: set = set()  # filled per profile from the release's model registry
 PRELOAD = ("sglang.srt.model_executor.model_runner", "sglang.srt.layers.attention.attention_registry",
@@ -104,6 +104,11 @@ def _call_with_names(func, names: dict):
     return func(**kwargs)
 
 
+# What ModelRunner.init_memory_pool() makes before the attention backends are built: objects that
+# always exist then, with sizes from free memory. Their contents are stubs that record their use.
+MEMORY_POOLS = ("req_to_token_pool", "token_to_kv_pool", "token_to_kv_pool_allocator")
+
+
 def _unfinished_runner(cls):
     """ModelRunner as its __init__ leaves it up to model_specific_adjustment: what later steps
     would set (memory pools, distributed groups) reads as a stub, and every use of one that
@@ -111,7 +116,8 @@ def _unfinished_runner(cls):
     def __getattr__(self, attr):
         if attr.startswith("__"):
             raise AttributeError(attr)
-        fakeenv._probe(f"ModelRunner.{attr}", "read")  # a verdict that reads it is not the engine's
+        if attr not in MEMORY_POOLS:  # a pool always exists by then: only what it holds is unknown
+            fakeenv._probe(f"ModelRunner.{attr}", "read")  # a verdict that reads it is not the engine's
         return fakeenv.Stub(f"ModelRunner.{attr}")
 
     return type("UnfinishedModelRunner", (cls,), {"__getattr__": __getattr__})
@@ -136,17 +142,27 @@ def _runner_init_prefix():
     func = tree.body[0]
     calls_adjustment = "model_specific_adjustment()" in source
     body = []
+    leading = True
     for stmt in func.body:
         text = ast.unparse(stmt)
         if calls_adjustment:
             body.append(stmt)  # everything up to the adjustment, as the runner does it
             if "model_specific_adjustment" in text:
                 break
-        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) or (
-                isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)):
+        elif leading and (isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) or (
+                isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))):
             body.append(stmt)  # no adjustment in this release: the attributes set before any work
         else:
-            break
+            leading = False
+            # Past the first call that does work, each later `self.x = ...` of __init__ itself still
+            # runs (page size, MLA, hybrid SWA ... are plain reads of the config); one that fails on
+            # the fake machine leaves its attribute a recorded stub.
+            if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and all(
+                    isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+                    for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])):
+                body.append(ast.Try(body=[stmt], handlers=[ast.ExceptHandler(
+                    type=ast.Name(id="Exception", ctx=ast.Load()), name=None, body=[ast.Pass()])],
+                    orelse=[], finalbody=[]))
     func.body = body
     func.decorator_list = []
     module = ast.Module(body=[func], type_ignores=[])
@@ -167,12 +183,107 @@ def _model_runner_prefix(server_args):
              "tp_size": server_args.tp_size, "moe_ep_rank": 0, "moe_ep_size": getattr(server_args, "ep_size", 1),
              "pp_rank": 0, "pp_size": getattr(server_args, "pp_size", 1), "nccl_port": 0, "dp_rank": None,
              "is_draft_worker": False}
+    ps = _parallel_state_object(server_args)
+    if ps is not None:
+        names["ps"] = ps
     import sglang.srt.server_args as sa_module
     publish = getattr(sa_module, "set_global_server_args_for_scheduler", None)
     if publish is not None:  # the scheduler process publishes its ServerArgs before the runner
         publish(server_args)
     _call_with_names(init_prefix, names)
+    _initialize_parallel_state(server_args)
+    _finish_runner(runner, server_args)
     return runner
+
+
+class FakeGroup:
+    """A process group of the case's one-node layout, as initialize_model_parallel leaves it: its
+    size and this rank (0) are the case's; anything else reads as a recorded stub."""
+
+    def __init__(self, name, world_size):
+        self.unique_name, self.world_size = name, world_size
+        self.rank = self.rank_in_group = self.local_rank = self.first_rank = 0
+        self.ranks = list(range(world_size))
+        self.last_rank = world_size - 1
+        self.is_first_rank, self.is_last_rank = True, world_size == 1
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        fakeenv._probe(f"{self.unique_name}.{attr}", "read")
+        return fakeenv.Stub(f"{self.unique_name}.{attr}")
+
+
+def _layout(server_args):
+    """The case's parallel layout, as ServerArgs states it: (tp, attention tp, attention dp, pp, ep)."""
+    tp = getattr(server_args, "tp_size", 1) or 1
+    dp = (getattr(server_args, "dp_size", 1) or 1) if getattr(server_args, "enable_dp_attention", False) else 1
+    return tp, max(tp // dp, 1), dp, getattr(server_args, "pp_size", 1) or 1, getattr(server_args, "ep_size", 1) or 1
+
+
+def _initialize_parallel_state(server_args):
+    """The process groups and data-parallel attention globals that initialize_model_parallel and
+    initialize_dp_attention set before any backend is built (one node, this process rank 0)."""
+    import importlib
+    tp, attn_tp, dp, pp, ep = _layout(server_args)
+    sizes = {"_TP": tp, "_ATTN_TP": attn_tp, "_ATTN_TP_GROUP": attn_tp, "_PP": pp, "_MOE_EP": ep,
+             "_MOE_TP": max(tp // ep, 1), "_WORLD": tp * pp}
+    for module in ("sglang.srt.distributed.parallel_state", "sglang.srt.layers.dp_attention"):
+        try:
+            mod = importlib.import_module(module)
+        except Exception:  # noqa: BLE001  a release without it
+            continue
+        for name in [n for n in vars(mod) if n.startswith("_") and n[1:2].isupper() and n.isupper()]:
+            if getattr(mod, name) is not None or "PDMUX" in name:
+                continue
+            annotation = str(getattr(mod, "__annotations__", {}).get(name, ""))
+            if "GroupCoordinator" in annotation or name.endswith(("_GROUP", "_TP", "_CP", "_PP", "_EP", "_DP")) and name != "_DP_RANK":
+                if name.endswith(("_RANK", "_SIZE")):
+                    continue
+                setattr(mod, name, FakeGroup(name, sizes.get(name, 1)))
+            elif name.endswith("_RANK"):
+                setattr(mod, name, 0)
+            elif name.endswith("_SIZE"):
+                setattr(mod, name, {"_ATTN_TP_SIZE": attn_tp, "_ATTN_DP_SIZE": dp, "_LOCAL_ATTN_DP_SIZE": dp,
+                                    "_DP_SIZE": dp}.get(name, 1))
+
+
+def _parallel_state_object(server_args):
+    """The ParallelState a scheduler passes to ModelRunner (releases that have the class)."""
+    try:
+        from sglang.srt.distributed.parallel_state_wrapper import ParallelState
+    except Exception:  # noqa: BLE001
+        return None
+    tp, attn_tp, dp, pp, ep = _layout(server_args)
+    overrides = dict(tp_size=tp, attn_tp_size=attn_tp, attn_dp_size=dp, dp_size=getattr(server_args, "dp_size", 1) or 1,
+                     pp_size=pp, moe_ep_size=ep)
+    fields = set(inspect.signature(ParallelState).parameters)
+    return ParallelState.trivial(**{k: v for k, v in overrides.items() if k in fields})
+
+
+def _finish_runner(runner, server_args):
+    """What ModelRunner.initialize() sets before it builds the attention backends and that their
+    constructors read, each computed by the engine's own function where the release has one: the
+    sliding window (from the model config; a model class's own override is not seen) and the
+    per-phase backend names. The memory pools stay stubs: their sizes come from free memory."""
+    import importlib
+    for pool in MEMORY_POOLS:
+        if pool in runner.__dict__ and runner.__dict__[pool] is None:
+            del runner.__dict__[pool]  # a target runner is given none: init_memory_pool makes them
+    if "sliding_window_size" not in runner.__dict__:
+        try:
+            utils = importlib.import_module("sglang.srt.model_executor.model_runner_components.load_model_utils")
+            runner.sliding_window_size = utils.resolve_sliding_window_size(object(), runner.model_config)
+        except Exception:  # noqa: BLE001  an older release: computed inside load_model
+            pass
+    if "prefill_attention_backend_str" not in runner.__dict__:
+        try:
+            setup = importlib.import_module("sglang.srt.model_executor.model_runner_components.attention_backend_setup")
+            resolved = setup.resolve_attention_backend_strs(model_runner=runner)
+            runner.prefill_attention_backend_str, runner.decode_attention_backend_str = resolved.prefill, resolved.decode
+        except Exception:  # noqa: BLE001  older releases: the ServerArgs fields, as their runner reads them
+            res = _resolved(server_args)
+            runner.prefill_attention_backend_str, runner.decode_attention_backend_str = res["prefill"], res["decode"]
 
 
 def served_architectures(src_root):
@@ -248,7 +359,7 @@ def _is_refusal(exc, reg, probes_before):
     return fakeenv.PROBE_COUNT[0] == probes_before
 
 
-def _registry_checks(server_args, runner):
+def _registry_checks(server_args, runner, src_root):
     """The attention registry's factory for each chosen backend, then attn_backend_wrapper.
     Returns {phase: "constructed" | "not judged: why"}; raises the engine's refusals."""
     import importlib.util
@@ -278,7 +389,10 @@ def _registry_checks(server_args, runner):
         except Exception as exc:  # noqa: BLE001
             if _is_refusal(exc, reg, probes_before):
                 raise Refusal(exc) from exc
-            status[phase] = f"not judged: {type(exc).__name__}: {str(exc)[:160]}"
+            stubs = fakeenv.PROBE_LOG[probes_before:probes_before + 1] if fakeenv.PROBE_COUNT[0] > probes_before else []
+            where = _where(exc.__traceback__, src_root) or "?"
+            status[phase] = (f"not judged: {type(exc).__name__}: {str(exc)[:160]} at {where}"
+                             + (f" after reading {stubs[0]}" if stubs else ""))
     return status
 
 
@@ -325,7 +439,7 @@ def run_case(case, src_root, config_dir):
         runner = _model_runner_prefix(server_args)
         stage = "registry"
         if runner is not None:
-            answer["registry"] = _registry_checks(server_args, runner)
+            answer["registry"] = _registry_checks(server_args, runner, src_root)
         answer["ok"] = True
         answer["resolved"] = _resolved(server_args)
     except HarnessLimit as exc:
