@@ -122,7 +122,14 @@ Verdict attnsel_verdict(const Catalog& catalog, const json& header, const json& 
   v.page_size = selection->page.page_size;
   v.ok = selection->ok();
   if (!v.ok) {
-    const Diagnostic d = selection->describe(selection->errors.front());
+    // The cause rather than its consequence: a rule that refused every backend, before "no backend".
+    const Finding* cause = &selection->errors.front();
+    for (const Finding& f : selection->errors)
+      if (selection->describe(f).rule != "select.no-backend") {
+        cause = &f;
+        break;
+      }
+    const Diagnostic d = selection->describe(*cause);
     v.why = first_line(d.message);
     v.rule = d.rule;
     return v;
@@ -210,6 +217,10 @@ TEST(Oracle, SglangAnswerSetsAgree) {
       ASSERT_TRUE(e.contains("reason") && e.contains("citation") && e.contains("class_of_disagreement") &&
                   e.contains("reason_class"))
           << file << ": " << e.dump();
+      static const std::set<std::string> kReasonClasses = {"kernel-level", "model-forward", "startup",
+                                                            "documented-not-enforced"};
+      ASSERT_TRUE(kReasonClasses.count(e["reason_class"].get<std::string>()))
+          << file << ": reason_class is one of kernel-level, model-forward, startup, documented-not-enforced: " << e.dump();
       ASSERT_NE(e["class_of_disagreement"], "accepts-refused")
           << file << ": attnsel may never accept what SGLang refuses: " << e.dump();
       allowlist.push_back({e});
