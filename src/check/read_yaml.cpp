@@ -92,8 +92,10 @@ class YamlScanner {
     if (!node.IsDefined() || node.IsNull()) return argv;
     if (node.IsSequence()) {
       for (const YAML::Node& item : node) {
-        // $(VAR) (Kubernetes), ${VAR} (compose), a Helm value: filled in before the program runs.
-        const WordShape shape = item.Scalar().find('$') != npos ? WordShape::value : WordShape::literal;
+        // $(VAR) (Kubernetes), ${VAR} and $VAR (compose), a Helm value: filled in before the program
+        // runs. Kubernetes leaves $VAR and ${VAR} alone: the program receives them as written.
+        const bool filled = compose_ ? item.Scalar().find('$') != npos : item.Scalar().find("$(") != npos;
+        const WordShape shape = filled ? WordShape::value : WordShape::literal;
         if (item.IsScalar()) argv.push_back(ArgWord{item.Scalar(), line_of(item), pos_of(item), placeholder_shape(item.Scalar(), shape)});
       }
     } else if (node.IsScalar()) {
@@ -210,7 +212,7 @@ class YamlScanner {
       cmd.args.push_back(w.text);
       cmd.arg_lines.push_back(w.line);
       cmd.arg_shapes.push_back(w.shape);
-      shaped = shaped || w.shape != WordShape::literal;
+      shaped = shaped || w.shape != WordShape::literal || w.text.find_first_of("$`") != npos;  // a literal $ stays one
     }
     if (!shaped) cmd.arg_shapes.clear();
     sink_.found.push_back(std::move(cmd));

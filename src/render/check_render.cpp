@@ -6,6 +6,7 @@
 #include <ostream>
 #include <set>
 #include <sstream>
+#include <unordered_set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -334,16 +335,18 @@ std::string text_block(const CommandCheck* begin, const CommandCheck* end, const
     return fmt::format("{}{} {}{}  {}\n", indent, mark, at.empty() ? "" : at + "  ", one_line(located_message(d)),
                        st.dim(fmt::format("[{}]", one_line(d.diagnostic.rule))));
   };
-  auto same_finding = [](const CheckDiagnostic& a, const CheckDiagnostic& b) {
-    return a.diagnostic.rule == b.diagnostic.rule && a.line == b.line && a.diagnostic.message == b.diagnostic.message;
-  };
   const LaunchCommand& cmd = begin->command;
-  // What the check found in the command whatever the GPU, once; then each GPU.
+  // What the check found in the command whatever the GPU, once; then each GPU. Each target's
+  // findings are looked up in a set: a command with 50,000 findings stays linear.
+  auto identity = [](const CheckDiagnostic& d) {
+    return fmt::format("{}\n{}\n{}", d.diagnostic.rule, d.line, d.diagnostic.message);
+  };
+  std::vector<std::unordered_set<std::string>> found_on(static_cast<std::size_t>(end - begin));
+  for (const CommandCheck* c = begin; c != end; ++c)
+    for (const CheckDiagnostic& e : c->findings) found_on[static_cast<std::size_t>(c - begin)].insert(identity(e));
   auto everywhere = [&](const CheckDiagnostic& d) {
-    for (const CommandCheck* c = begin; c != end; ++c)
-      if (std::none_of(c->findings.begin(), c->findings.end(), [&](const CheckDiagnostic& e) { return same_finding(d, e); }))
-        return false;
-    return true;
+    const std::string id = identity(d);
+    return std::all_of(found_on.begin(), found_on.end(), [&](const auto& set) { return set.count(id) > 0; });
   };
   if (nth > 1) out += "\n";
   const std::string at = one_line(where(cmd, cmd.line));

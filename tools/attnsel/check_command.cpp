@@ -419,7 +419,8 @@ int run_check(const CheckArgs& a, bool after_separator) {
     std::optional<ReleaseVersion> r = release;
     const ContextHint* from = nullptr;
     const std::string default_engine = default_matrix ? engine : std::string();
-    if (!r && f && !a.matrix && !std::getenv("ATTNSEL_MATRIX")) {
+    const char* env_matrix = std::getenv("ATTNSEL_MATRIX");  // set but empty: not set, as load_matrix_or_fail reads it
+    if (!r && f && !a.matrix && !(env_matrix && *env_matrix)) {
       for (const ContextHint& h : f->scan.context.releases) {
         if (!default_engine.empty() && h.engine != default_engine) continue;
         if (auto parsed = parse_release(h.value)) {
@@ -479,9 +480,10 @@ int run_check(const CheckArgs& a, bool after_separator) {
   auto check_all = [&](const std::vector<LaunchCommand>& commands, const std::shared_ptr<const Matrix>& matrix,
                        const std::string& gpus, const FileContext* context, std::string_view text) {
     const std::vector<CheckTarget>& targets = targets_for(gpus);
+    const FileLines lines(text);  // once per file, not per command
     for (const LaunchCommand& cmd : commands) {
       std::vector<CommandCheck> results = check_command(matrix, *catalog, cmd, targets, options);
-      if (!text.empty()) locate_columns(results, text);
+      if (!text.empty()) locate_columns(results, lines);
       failed = failed || std::any_of(results.begin(), results.end(), [&](const CommandCheck& c) { return c.fails(a.strict); });
       writer.command(results, context);
     }
