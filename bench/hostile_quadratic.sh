@@ -4,7 +4,8 @@
 # 50,000 unknown flags (a did-you-mean search each), a --config with 100,000 unknown keys. Wall
 # time (hyperfine, median) and peak RSS (GNU time) per case, for one binary or two side by side.
 # Usage: bench/hostile_quadratic.sh path/to/attnsel [path/to/baseline-attnsel] [runs]   (runs: default 5)
-# A baseline without --files is given the paths plainly. Each run is cut off after 600 s.
+# A baseline without --files is given the paths plainly; it runs BASELINE_RUNS times (default 1:
+# before issue 26 one case took minutes). Each run is cut off after 600 s.
 set -euo pipefail
 
 attnsel=${1:?usage: $0 path/to/attnsel [path/to/baseline] [runs]}
@@ -36,8 +37,8 @@ echo "host: $(uname -srm), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 cases=("30k-commands:--format json many.sh" "one-file-20000-times:--format github small.sh"
        "100k-tp:--format json tp.sh" "50k-unknown-flags:--format text unknown.sh"
        "config-100k-keys:--format github cfg")
-measure() {  # measure LABEL BINARY
-  local label=$1 bin=$2 files=""
+measure() {  # measure LABEL BINARY RUNS
+  local label=$1 bin=$2 runs=$3 files=""
   "$bin" check --help 2>/dev/null | grep -q -- '--files' && files="--files"
   for c in "${cases[@]}"; do
     local name=${c%%:*} args=${c#*:}
@@ -49,13 +50,13 @@ measure() {  # measure LABEL BINARY
     local median rss=""
     median=$(python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['results'][0]; print(f\"{r['median']:.3f}\")" \
              "$tmp/$label-$name.json" 2>/dev/null || echo "?")
-    if [ -n "$gnu_time" ]; then
+    if [ -n "$gnu_time" ] && [ "$label" = after ]; then  # (the baseline's minutes are not spent twice)
       # shellcheck disable=SC2086  # the command's words
       rss=$("$gnu_time" -f '%M' $cmd 2>&1 >/dev/null | tail -n 1)
     fi
     printf '%-10s %-22s median %8s s   peak RSS %s KiB\n' "$label" "$name" "$median" "${rss:-?}"
   done
 }
-measure after "$attnsel"
-[ -n "$baseline" ] && measure before "$baseline"
+measure after "$attnsel" "$runs"
+[ -n "$baseline" ] && measure before "$baseline" "${BASELINE_RUNS:-1}"
 exit 0

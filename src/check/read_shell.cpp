@@ -40,7 +40,7 @@ constexpr std::size_t kMaxVariableWords = 4096;
 // What one word or one command may expand to: X="$X$X" forty times is 2^40 bytes, "${A[@]}"
 // spliced a thousand times millions of words. Past these a finding says so, never bad_alloc.
 constexpr std::size_t kMaxWordBytes = 1u << 20;
-constexpr std::size_t kMaxExpandedWords = 1u << 18;
+constexpr std::size_t kMaxExpandedWords = 1u << 19;
 constexpr int kMaxRestarts = 16;  // bad parts of one script read past before giving up on the rest  // X+=( ... ) in a loop stays bounded
 
 // A reference $NAME, ${NAME}, ${NAME[@]}, ${NAME:-default}: its name and what else it says.

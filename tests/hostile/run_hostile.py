@@ -124,6 +124,22 @@ NAMES = [
     "--files",
     "--gpu=cpu",
     "--strict=false",
+    "x\n##[add-mask]y.sh",
+    "\t::error::tab.sh",
+    "x\n\n::group::g.sh",
+    "nel\u0085::error::x.sh",
+    "osc8\x1b]8;;mailto:evil\x1b\\link.sh",
+    b"raw-c1-\x9b31m.sh".decode("utf-8", errors="surrogateescape"),
+    "rlm\u200f\u200ealm\u061c.sh",
+    "%25%0A%0D.sh",
+    "::",
+    "##[",
+    "-- --help",
+    "--stdin-filename=x.sh",
+    "--engine-version=0.0.1",
+    "--unknown-model=note",
+    "*",
+    "?",
 ]
 BAD_COMMAND = b"python3 -m sglang.launch_server --model-path meta-llama/Meta-Llama-3.1-8B-Instruct --attention-backend flashinfr\n"
 
@@ -231,9 +247,10 @@ def generated(cli, work):
     # 300k arguments in a Kubernetes args list.
     write(os.path.join(g, "pod.yaml"), "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: s\n    command: [python3, -m, "
           "sglang.launch_server]\n    args:\n" + "    - --tp\n    - '1'\n" * 150000)
-    # (An array keeps at most 4,096 elements: splice.sh stays within the budget and is judged.)
+    # (An array keeps at most 4,096 elements: splice.sh stays within the budget and is judged; so
+    # does the Pod's 300,000 arguments, under the 524,288 a command may have.)
     for name, expect in (("double.sh", {2}), ("append.sh", {2}), ("splice.sh", {1}), ("million.sh", {2}),
-                         ("pod.yaml", {2})):
+                         ("pod.yaml", {1})):
         check_all_formats(cli, f"budget {name}", [name], g, expect)
     # Quadratic before: 30k commands in one file, one file named 20,000 times, 100k --tp,
     # 50k unknown flags, a --config with 100k unknown keys.
