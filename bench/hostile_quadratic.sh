@@ -8,8 +8,9 @@
 # before issue 26 one case took minutes). Each run is cut off after 600 s.
 set -euo pipefail
 
-attnsel=${1:?usage: $0 path/to/attnsel [path/to/baseline] [runs]}
+attnsel=$(realpath "${1:?usage: $0 path/to/attnsel [path/to/baseline] [runs]}")
 baseline=${2:-}
+[ -n "$baseline" ] && baseline=$(realpath "$baseline")
 runs=${3:-5}
 command -v hyperfine >/dev/null || { echo "bench/hostile_quadratic.sh needs hyperfine (apt-get install hyperfine)" >&2; exit 2; }
 gnu_time=/usr/bin/time
@@ -52,11 +53,11 @@ measure() {  # measure LABEL BINARY RUNS
              "$tmp/$label-$name.json" 2>/dev/null || echo "?")
     if [ -n "$gnu_time" ] && [ "$label" = after ]; then  # (the baseline's minutes are not spent twice)
       # shellcheck disable=SC2086  # the command's words
-      rss=$("$gnu_time" -f '%M' $cmd 2>&1 >/dev/null | tail -n 1)
+      rss=$("$gnu_time" -f '%M' $cmd 2>&1 >/dev/null | tail -n 1) || true
     fi
     printf '%-10s %-22s median %8s s   peak RSS %s KiB\n' "$label" "$name" "$median" "${rss:-?}"
   done
 }
 measure after "$attnsel" "$runs"
-[ -n "$baseline" ] && measure before "$baseline" "${BASELINE_RUNS:-1}"
+if [ -n "$baseline" ]; then measure before "$baseline" "${BASELINE_RUNS:-1}"; fi
 exit 0

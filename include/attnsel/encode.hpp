@@ -66,11 +66,15 @@ class ATTNSEL_API OutputEncoder {
 // is written after it.
 class ATTNSEL_API GuardedOutput final : public std::streambuf {
  public:
-  GuardedOutput(int fd, OutputChannel channel, bool keep_colors = false) : fd_(fd), encoder_(channel, keep_colors) {}
+  GuardedOutput(int fd, OutputChannel channel, bool keep_colors = false) : fd_(fd), encoder_(channel, keep_colors) {
+    setp(area_, area_ + sizeof area_);
+  }
   ~GuardedOutput() override;
   GuardedOutput(const GuardedOutput&) = delete;
   GuardedOutput& operator=(const GuardedOutput&) = delete;
   OutputEncoder& encoder() { return encoder_; }
+  // Encodes what was put so far (the encoder sees it before a change of channel or mark).
+  void drain();
   // The errno of the first failed write (0: none); everything is written out first.
   int finish();
   int error() const { return error_; }
@@ -84,6 +88,7 @@ class ATTNSEL_API GuardedOutput final : public std::streambuf {
   void write_out(const std::string& bytes);
   int fd_;
   OutputEncoder encoder_;
+  char area_[4096];     // characters put, not yet encoded
   std::string buffer_;  // encoded bytes not yet written
   int error_ = 0;
   bool finished_ = false;

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <ostream>
 
@@ -162,6 +163,15 @@ void OutputEncoder::feed(std::string_view in, std::string& out) {
   out.reserve(out.size() + s.size());
   std::size_t i = 0;
   while (i < s.size()) {
+    if (!line_head_) {  // the common case, in bulk: printable ASCII that needs no look-ahead
+      std::size_t j = i;
+      while (j < s.size() && static_cast<unsigned char>(s[j]) >= 0x20 && static_cast<unsigned char>(s[j]) < 0x7F &&
+             s[j] != '#')
+        ++j;
+      out.append(s.data() + i, j - i);
+      i = j;
+      if (i == s.size()) break;
+    }
     const std::size_t n = step(s, i, false, out);
     if (n == 0) {
       pending_.assign(s.substr(i));
@@ -235,15 +245,34 @@ void GuardedOutput::write_out(const std::string& bytes) {
   }
 }
 
+// Characters put one at a time (`out << c`) gather in the put area; they are encoded when it
+// fills, before a string is written, and on flush.
+void GuardedOutput::drain() {
+  if (pptr() > pbase()) encoder_.feed(std::string_view(pbase(), static_cast<std::size_t>(pptr() - pbase())), buffer_);
+  setp(area_, area_ + sizeof area_);
+  if (buffer_.size() >= (64u << 10)) {
+    write_out(buffer_);
+    buffer_.clear();
+  }
+}
+
 GuardedOutput::int_type GuardedOutput::overflow(int_type ch) {
+  if (error_ != 0) return traits_type::eof();
+  drain();
   if (traits_type::eq_int_type(ch, traits_type::eof())) return traits_type::not_eof(ch);
-  const char c = traits_type::to_char_type(ch);
-  xsputn(&c, 1);
-  return error_ != 0 ? traits_type::eof() : ch;
+  *pptr() = traits_type::to_char_type(ch);
+  pbump(1);
+  return ch;
 }
 
 std::streamsize GuardedOutput::xsputn(const char* s, std::streamsize n) {
   if (error_ != 0) return 0;
+  if (n <= epptr() - pptr()) {  // fits the put area
+    std::copy(s, s + n, pptr());
+    pbump(static_cast<int>(n));
+    return n;
+  }
+  drain();
   encoder_.feed(std::string_view(s, static_cast<std::size_t>(n)), buffer_);
   if (buffer_.size() >= (64u << 10)) {
     write_out(buffer_);
@@ -253,6 +282,7 @@ std::streamsize GuardedOutput::xsputn(const char* s, std::streamsize n) {
 }
 
 int GuardedOutput::sync() {
+  drain();
   write_out(buffer_);
   buffer_.clear();
   return error_ != 0 ? -1 : 0;
@@ -261,6 +291,7 @@ int GuardedOutput::sync() {
 int GuardedOutput::finish() {
   if (!finished_) {
     finished_ = true;
+    drain();
     encoder_.finish(buffer_);
     sync();
   }
@@ -268,7 +299,10 @@ int GuardedOutput::finish() {
 }
 
 void allow_workflow_command(std::ostream& out) {
-  if (auto* guarded = dynamic_cast<GuardedOutput*>(out.rdbuf())) guarded->encoder().allow_command_line();
+  if (auto* guarded = dynamic_cast<GuardedOutput*>(out.rdbuf())) {
+    guarded->drain();  // what came before the mark is encoded without it
+    guarded->encoder().allow_command_line();
+  }
 }
 
 }  // namespace attnsel

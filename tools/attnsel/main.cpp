@@ -147,7 +147,9 @@ std::optional<std::vector<std::string>> files_after_marker_;
 void fail(const Error& e, int code) { throw Failure{code, e.describe(), e}; }
 
 void set_output_channel(OutputChannel channel, bool keep_colors) {
-  if (stdout_guard) stdout_guard->encoder().set_channel(channel, keep_colors);
+  if (!stdout_guard) return;
+  stdout_guard->drain();  // what was written before is encoded as it was then
+  stdout_guard->encoder().set_channel(channel, keep_colors);
 }
 
 const std::optional<std::vector<std::string>>& files_after_marker() { return files_after_marker_; }
