@@ -9,11 +9,15 @@
 #   select         fuzz/seeds/select (requests encoded as fuzz/targets.hpp decode_request reads them)
 #   backend_config fuzz/seeds/backend_config (first byte: 0 YAML file, 1 JSON file, 2 inline text)
 #   yaml_budget    every YAML file under tests/fixtures and fuzz/seeds/yaml_budget
+#   output_encoders tests/fixtures/hostile (the first byte is where the streaming encoder is split)
 # Usage: fuzz/make_corpus.sh OUT_DIR        (existing files in OUT_DIR are kept: libFuzzer adds to them)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${1:?usage: $0 OUT_DIR}
-mkdir -p "$out"/{matrix_loader,launch,check_file,config,gpu_name,select,backend_config,yaml_budget}
+mkdir -p "$out"/{matrix_loader,launch,check_file,config,gpu_name,select,backend_config,yaml_budget,output_encoders}
+while IFS= read -r f; do
+  { printf '\021'; cat "$f"; } > "$out/output_encoders/$(echo "${f#"$root"/tests/fixtures/hostile/}" | tr / _)"
+done < <(find "$root/tests/fixtures/hostile" -type f ! -name manifest.json)
 
 cp "$root"/data/*.json "$root"/tests/fixtures/matrices/*.json "$root"/tests/fixtures/matrices/bad/*.json \
    "$root"/tests/cases/*.json "$out/matrix_loader/"

@@ -20,6 +20,7 @@
 #include "attnsel/backend_config.hpp"
 #include "attnsel/catalog.hpp"
 #include "attnsel/check.hpp"
+#include "attnsel/encode.hpp"
 #include "attnsel/launch.hpp"
 #include "attnsel/launch_args.hpp"
 #include "attnsel/profile.hpp"
@@ -328,6 +329,65 @@ inline int yaml_budget(const std::uint8_t* data, std::size_t size) {
     check_error(*refused);
     fuzz_check(refused->where.rfind("fuzz.yaml", 0) == 0, "a YAML error that does not name the file");
   }
+  return 0;
+}
+
+// The output encoders (include/attnsel/encode.hpp) on any bytes, whole and split at every point
+// the first byte picks: what reaches a terminal or a log never holds a control character, a bidi
+// override, `##[`, or (outside attnsel's own annotations) a line that starts a workflow command;
+// the streaming encoder gives what the one-shot one does; github_escape_* leave no CR, LF or `::`.
+inline bool encoded_safely(std::string_view out, OutputChannel channel, bool keep_colors) {
+  if (out.find("##[") != std::string_view::npos) return false;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const auto c = static_cast<unsigned char>(out[i]);
+    if (c == '\n') {
+      line_start = i + 1;
+      continue;
+    }
+    if (c == 0x1B && keep_colors) continue;  // SGR colours, kept on request
+    if ((c < 0x20 && c != '\t') || c == 0x7F) return false;
+    if (c == 0xC2 && i + 1 < out.size() && static_cast<unsigned char>(out[i + 1]) < 0xA0) return false;  // C1
+    if (c == 0xE2 && i + 2 < out.size() && static_cast<unsigned char>(out[i + 1]) == 0x80 &&
+        ((static_cast<unsigned char>(out[i + 2]) >= 0xAA && static_cast<unsigned char>(out[i + 2]) <= 0xAE) ||
+         static_cast<unsigned char>(out[i + 2]) == 0xA8 || static_cast<unsigned char>(out[i + 2]) == 0xA9))
+      return false;  // U+202A..U+202E, U+2028, U+2029
+    if (c == 0xE2 && i + 2 < out.size() && static_cast<unsigned char>(out[i + 1]) == 0x81 &&
+        static_cast<unsigned char>(out[i + 2]) >= 0xA6 && static_cast<unsigned char>(out[i + 2]) <= 0xA9)
+      return false;  // U+2066..U+2069
+    if (channel != OutputChannel::json && c == ':' && i + 1 < out.size() && out[i + 1] == ':' &&
+        out.substr(line_start, i - line_start).find_first_not_of(" \t") == std::string_view::npos)
+      return false;
+  }
+  return true;
+}
+
+inline int output_encoders(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  const std::string_view text = as_text(data + 1, size - 1);
+  const std::size_t cut = text.empty() ? 0 : data[0] % (text.size() + 1);
+  for (OutputChannel channel : {OutputChannel::terminal, OutputChannel::github, OutputChannel::json,
+                                OutputChannel::markdown}) {
+    for (bool colors : {false, true}) {
+      const std::string whole = encode_output(text, channel, colors);
+      fuzz_check(encoded_safely(whole, channel, colors), "encode_output leaves nothing a terminal or log obeys");
+      OutputEncoder streaming(channel, colors);
+      std::string pieces;
+      streaming.feed(text.substr(0, cut), pieces);
+      streaming.feed(text.substr(cut), pieces);
+      streaming.finish(pieces);
+      fuzz_check(pieces == whole, "the streaming encoder gives what encode_output gives");
+    }
+    if (channel == OutputChannel::json) continue;
+    const std::string value = encode_value(text, channel);
+    fuzz_check(encoded_safely(value, channel, false), "encode_value leaves nothing a terminal or log obeys");
+    fuzz_check(value.find('\n') == std::string::npos && value.find("::") == std::string::npos,
+               "encode_value is one line without ::");
+  }
+  for (const std::string& e : {github_escape_data(text), github_escape_property(text)})
+    fuzz_check(e.find_first_of("\r\n") == std::string::npos && e.find("::") == std::string::npos &&
+                   encoded_safely(e, OutputChannel::github, false),
+               "github_escape_* leave one line without :: or controls");
   return 0;
 }
 

@@ -77,16 +77,19 @@ if [[ -n "${ATTNSEL_ARGS:-}" ]]; then
 fi
 
 # The log: annotations (GITHUB_STEP_SUMMARY, when set, gets the Markdown report from attnsel itself).
-"$attnsel" "${args[@]}" --format "$format" "${paths[@]}"
+# The paths come from the pull request: they go after --files, where no name is an option (a file
+# named --help or --matrix=evil.json is a file), and they are the last arguments.
+"$attnsel" "${args[@]}" --format "$format" --files "${paths[@]}"
 code=$?
 
 # The totals, from the JSON report (the same run's numbers: the check is deterministic).
 report="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/attnsel-check-$$.json"
-GITHUB_STEP_SUMMARY='' "$attnsel" "${args[@]}" --format json "${paths[@]}" >"$report" 2>/dev/null
+GITHUB_STEP_SUMMARY='' "$attnsel" "${args[@]}" --format json --files "${paths[@]}" >"$report" 2>/dev/null
 summary_value() {  # the number of KEY in the report's summary object
   sed -n '/^  "summary": {/,/^  }/p' "$report" | sed -n "s/^    \"$1\": \\([0-9][0-9]*\\),\\{0,1\\}\$/\\1/p"
 }
 if [[ -n "${GITHUB_OUTPUT:-}" ]]; then
+  # A failed write of the outputs fails the step: a later step must not read missing numbers as zero.
   {
     echo "exit-code=$code"
     echo "commands=$(summary_value commands)"
@@ -96,6 +99,14 @@ if [[ -n "${GITHUB_OUTPUT:-}" ]]; then
     echo "notes=$(summary_value notes)"
     echo "skipped=$(summary_value skipped_blocks)"
     echo "report=$report"
-  } >>"$GITHUB_OUTPUT"
+  } >>"$GITHUB_OUTPUT" || {
+    echo "::error title=attnsel action::writing GITHUB_OUTPUT failed" >&2
+    exit 2
+  }
+fi
+# A run the JSON report contradicts (it could not be written, or its exit status differs) fails.
+if [[ -z "$(summary_value commands)" ]] && ((code == 0)); then
+  echo "::error title=attnsel action::the JSON report could not be written; the check is not trusted" >&2
+  exit 2
 fi
 exit "$code"

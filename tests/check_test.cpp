@@ -1,6 +1,7 @@
 // `attnsel check`: launch commands judged for target GPUs, located on the flag's line, rendered as
 // text, JSON and GitHub annotations, and the CLI's exit codes.
 #include "attnsel/check.hpp"
+#include "attnsel/check_input.hpp"
 
 #include <gtest/gtest.h>
 
@@ -506,12 +507,46 @@ TEST(CheckModel, ModelKindOptionWins) {
 
 TEST(CheckModel, LocalConfigFilesAndDirectories) {
   const std::string configs = std::string(ATTNSEL_TESTS_DIR) + "/fixtures/configs/";
-  EXPECT_EQ(check_one({"--model-path", configs + "mla-unknown-arch.json"}, "sm90").model.kind, AttentionKind::mla);
-  const CommandCheck gdn = check_one({"--model-path", configs + "qwen3-next-dir"}, "sm100");
+  // Model files are read through the caller's reader, here one confined to the configs.
+  CheckOptions within;
+  within.read_config = config_reader_within({configs});
+  EXPECT_EQ(check_one({"--model-path", configs + "mla-unknown-arch.json"}, "sm90", within).model.kind, AttentionKind::mla);
+  const CommandCheck gdn = check_one({"--model-path", configs + "qwen3-next-dir"}, "sm100", within);
   EXPECT_EQ(gdn.model.kind, AttentionKind::gdn);
   EXPECT_EQ(find(gdn, "check.model-assumed"), nullptr);
-  const CommandCheck bad = check_one({"--model-path", configs + "malformed.json"}, "sm90");
+  const CommandCheck bad = check_one({"--model-path", configs + "malformed.json"}, "sm90", within);
   EXPECT_EQ(rules(bad), (std::vector<std::string>{"check.model-config"}));
+  // Without a reader nothing is opened: the model is assumed, as one attnsel cannot look up.
+  const CommandCheck unread = check_one({"--model-path", configs + "malformed.json"}, "sm90");
+  EXPECT_TRUE(rules(unread).empty());
+  EXPECT_NE(find(unread, "check.model-assumed"), nullptr);
+}
+
+TEST(CheckModel, ModelPathsOutsideTheCheckedTreeAreNeverOpened) {
+  const std::string fixtures = std::string(ATTNSEL_TESTS_DIR) + "/fixtures/";
+  CheckOptions within;
+  within.read_config = config_reader_within({fixtures + "check/launch.sh"});  // the tree: fixtures/check
+  for (const std::string& outside : {fixtures + "configs/malformed.json", fixtures + "configs/qwen3-next-dir",
+                                     fixtures + "configs/absent-dir", std::string("/etc/passwd"),
+                                     fixtures + "check/../configs/malformed.json"}) {
+    SCOPED_TRACE(outside);
+    const CommandCheck c = check_one({"--model-path", outside}, "sm90", within);
+    // The same note whether it exists or not, and never what the file holds.
+    EXPECT_TRUE(rules(c).empty());
+    ASSERT_NE(find(c, "check.model-assumed"), nullptr);
+    EXPECT_TRUE(contains(find(c, "check.model-assumed")->diagnostic.message, "outside the checked files' directories"));
+  }
+}
+
+TEST(CheckModel, ParseErrorsNeverQuoteTheFile) {
+  const std::string configs = std::string(ATTNSEL_TESTS_DIR) + "/fixtures/";
+  CheckOptions within;
+  within.read_config = config_reader_within({configs + "hostile/inside/bad-model-config.sh"});
+  const CommandCheck c =
+      check_one({"--model-path", configs + "hostile/inside/badmodel"}, "sm90", within);
+  ASSERT_NE(find(c, "check.model-config"), nullptr);
+  EXPECT_FALSE(contains(find(c, "check.model-config")->diagnostic.message, "ATTNSEL-INSIDE-TOKEN"));
+  EXPECT_TRUE(contains(find(c, "check.model-config")->diagnostic.message, "not valid JSON"));
 }
 
 // The launcher's engine judges it: `sglang generate` is the diffusion profile, built in.
@@ -1115,8 +1150,9 @@ TEST(CheckRender, MarkdownEscapesCellsAndStaysUnderItsCap) {
   c.command.line = 4;
   for (auto& d : c.findings) d.line = 4;
   const std::string md = render_check_markdown({c});
-  // One line, `|` escaped, in a code span whose fence is longer than the backticks inside.
-  EXPECT_TRUE(contains(md, "| ``a\\|b c`d<script>.sh:4`` | sm90 |")) << md;
+  // One line (the newline shown as \x0A), `|` escaped, in a code span whose fence is longer than
+  // the backticks inside.
+  EXPECT_TRUE(contains(md, "| ``a\\|b\\x0Ac`d<script>.sh:4`` | sm90 |")) << md;
   std::istringstream lines(md);
   for (std::string line; std::getline(lines, line);)
     if (line.rfind("| ", 0) == 0) EXPECT_EQ(line.back(), '|') << line;  // no row is cut by a newline
@@ -1294,12 +1330,34 @@ TEST_F(CheckCli, BadUsageAndUnreadableInputExitTwo) {
   EXPECT_TRUE(contains(r.err, "does-not-exist.sh: cannot open: No such file or directory"));
   EXPECT_TRUE(contains(r.out, "launch.sh:15"));
   const std::string broken = file("broken.sh", "python3 -m sglang.launch_server --model-path 'x\n");
-  // A block that does not tokenise is one finding (a warning), not an unreadable file.
+  // A block that does not tokenise is one finding, and the rest of the file is read; the verdict
+  // is incomplete, so the exit status is 2 and JSON's ok is false (docs/ci.md), --strict or not.
   r = run("check --gpu sm90 '" + broken + "'");
-  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(contains(r.out, broken + ":1:46: skipped"));
   EXPECT_TRUE(contains(r.out, "unterminated single quote"));
-  EXPECT_EQ(run("check --gpu sm90 --strict '" + broken + "'").code, 1);
+  EXPECT_EQ(run("check --gpu sm90 --strict '" + broken + "'").code, 2);
+  EXPECT_EQ(json::parse(run("check --gpu sm90 --json '" + broken + "'").out)["ok"], false);
+}
+
+// Paths after --files are never options: a file named --help, --matrix=x or - is a file.
+TEST_F(CheckCli, FilesAfterTheMarkerAreNeverOptions) {
+  const std::string bad = "python3 -m sglang.launch_server --model-path meta-llama/Meta-Llama-3.1-8B-Instruct "
+                          "--attention-backend flashinfr\n";
+  file("evil.json", "{\"schema_version\": 1}\n");
+  for (const std::string name : {"--help", "--matrix=evil.json", "--", "-", "--files", "--format=json", "--json"}) {
+    SCOPED_TRACE(name);
+    file(name, bad);
+    // Named as a glob in the file's own directory names it: relative, starting with -.
+    const std::string cmd = "cd '" + dir_.string() + "' && env -u ATTNSEL_GPU -u ATTNSEL_MATRIX NO_COLOR=1 '" +
+                            std::string(ATTNSEL_CLI) + "' check --gpu sm90 --files '" + name + "' >out.txt 2>err.txt";
+    const int status = std::system(cmd.c_str());
+    EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 1) << read_file((dir_ / "err.txt").string());
+    EXPECT_TRUE(contains(read_file((dir_ / "out.txt").string()), "flashinfr"));
+    std::filesystem::remove(dir_ / name);
+  }
+  EXPECT_EQ(run("check --gpu sm90 --files").code, 2);  // nothing after it
+  EXPECT_EQ(run("matrix --files x").code, 2);          // only check takes it
 }
 
 // vLLM commands in deployment files: judged by the vLLM profile and matrix; VLLM_ATTENTION_BACKEND

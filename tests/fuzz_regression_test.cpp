@@ -24,6 +24,7 @@ const Named kTargets[] = {
     {"config", attnsel::fuzz::model_config},         {"gpu_name", attnsel::fuzz::gpu_name},
     {"select", attnsel::fuzz::selection},             {"check_file", attnsel::fuzz::check_file},
     {"backend_config", attnsel::fuzz::backend_config}, {"yaml_budget", attnsel::fuzz::yaml_budget},
+    {"output_encoders", attnsel::fuzz::output_encoders},
 };
 
 std::string read(const fs::path& p) {
@@ -68,6 +69,17 @@ TEST(FuzzRegressions, SeedsReplayCleanly) {
   EXPECT_GT(replay(attnsel::fuzz::yaml_budget, source / "fuzz" / "seeds" / "yaml_budget"), 3u);
   for (const char* name : {"sm90", "sm_90a", "H100\n12.8", "NVIDIA H100 80GB HBM3", "sm_9999\n12.x", "gfx942\n12.8"})
     attnsel::fuzz::gpu_name(reinterpret_cast<const std::uint8_t*>(name), std::char_traits<char>::length(name));
+  // The hostile inputs of issue 26 through every output encoder, split at a few places each.
+  std::size_t hostile = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(tests / "fixtures" / "hostile")) {
+    if (!entry.is_regular_file()) continue;
+    for (char cut : {0, 7, 40, 101}) {
+      const std::string bytes = std::string(1, cut) + read(entry.path());
+      EXPECT_EQ(attnsel::fuzz::output_encoders(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()), 0);
+    }
+    ++hostile;
+  }
+  EXPECT_GT(hostile, 30u);
   for (const auto& entry : fs::directory_iterator(tests / "fixtures" / "check")) {
     if (!entry.is_regular_file()) continue;
     for (char format = 0; format < 10; ++format) {

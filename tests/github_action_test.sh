@@ -124,6 +124,39 @@ expect_eq "$code" 0 "text format from PATH"
 expect_in "$out" "CUDA 12.8" "extra arguments reach attnsel"
 expect_eq "$(output commands)" 1 "text format outputs"
 
+# 8. Hostile file names from a pull request: none is an option, none turns the step green, none
+# swaps the matrix, none forges a workflow command in the log (stdout or stderr).
+hostile="$tmp/hostile"
+mkdir -p "$hostile"
+cd "$hostile" || exit 1
+printf 'python3 -m sglang.launch_server --model-path meta-llama/Meta-Llama-3.1-8B-Instruct --attention-backend flashinfr\n' >bad.sh
+# A matrix that would accept anything, and files that try to load it or end the options.
+printf '{"schema_version": 1}\n' >evil.json
+for name in --help -h --version --matrix=evil.json --format=json --json -- - --files --strict=false \
+            '--gpu=cpu' '--engine-version=0.0.1' '-' '--unknown-model=note'; do
+  : >"./$name"
+done
+printf 'x' >'--stdin-filename=a.md'
+ln -s /nonexistent $'dangling\n::error title=forged::p.sh'
+ln -s /nonexistent $'mask\n::add-mask::secret.sh'
+printf 'python3 -m sglang.launch_server --attention-backend x\n' >$'esc\x1b]52;c;QUJD\x07\xe2\x80\xae##[error]x.sh'
+for pattern in '*' '**' './*' '* bad.sh'; do
+  run_action ATTNSEL_GPUS=sm90 ATTNSEL_PATHS="$pattern"
+  ((code != 0)) || fail "hostile names ($pattern): exit 0"
+  log="$out"$'\n'"$(cat "$tmp/stderr")"
+  forged=$(grep -E '^[[:space:]]*::' <<<"$log" | grep -vE '^::(error|warning|notice) (file=[^,]*,)?(line=[0-9]+,)?(col=[0-9]+,)?(endLine=[0-9]+,endColumn=[0-9]+,)?title=attnsel[ %]' |
+           grep -v '^::error title=attnsel action::')
+  [[ -z "$forged" ]] || fail "hostile names ($pattern): a forged workflow command: $forged"
+  expect_not_in "$log" "##[" "hostile names ($pattern): ##["
+  expect_not_in "$log" $'\x1b' "hostile names ($pattern): ESC"
+  expect_not_in "$log" $'\xe2\x80\xae' "hostile names ($pattern): U+202E"
+  expect_not_in "$log" "Usage:" "hostile names ($pattern): a file became --help"
+done
+run_action ATTNSEL_GPUS=sm90 ATTNSEL_PATHS='*'
+expect_eq "$(output exit-code)" "$code" "hostile names: exit-code output"
+expect_in "$out" "flashinfr" "hostile names: bad.sh is still checked against the built-in matrix"
+cd "$ws" || exit 1
+
 if ((failures > 0)); then
   echo "$failures failure(s)"
   exit 1

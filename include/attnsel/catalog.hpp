@@ -92,6 +92,9 @@ ATTNSEL_API void assume_cuda(const Catalog& catalog, DeviceInfo& device);
 // A kind name (mha, mla, gdn, dsa), a well-known model id, an architecture name, or a path to a
 // Hugging Face config.json or a directory holding one.
 ATTNSEL_API Result<ModelTraits> resolve_model(const Catalog& catalog, std::string_view text);
+// resolve_model without files: a kind name, a model id of the family table or an architecture;
+// nullopt for anything else (a path is never looked at).
+ATTNSEL_API std::optional<ModelTraits> resolve_model_name(const Catalog& catalog, std::string_view text);
 // The traits a config.json describes (architectures, kv_lora_rank, index_topk, layer_types, sliding_window ...).
 ATTNSEL_API Result<ModelTraits> traits_from_config(const Catalog& catalog, std::string_view json_text,
                                                   std::string_view origin);

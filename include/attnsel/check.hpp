@@ -132,6 +132,21 @@ ATTNSEL_API std::vector<CommandCheck> check_command(const std::shared_ptr<const 
 // not found in `--tp-size`) and the text before it is valid UTF-8; otherwise it stays 0.
 ATTNSEL_API void locate_columns(std::vector<CommandCheck>& checks, std::string_view file_text);
 
+// Where each line of a file's text starts, found once: locating the findings of each of a file's
+// many commands then costs the lines looked at, not the whole file again (30,000 commands).
+class ATTNSEL_API FileLines {
+ public:
+  explicit FileLines(std::string_view text);
+  // Line `line` (1-based) without its "\n" and a trailing "\r"; false when there is no such line.
+  bool get(int line, std::string_view& out) const;
+
+ private:
+  std::string_view text_;
+  std::vector<std::size_t> starts_;
+};
+// locate_columns with the file's lines found already (`lines` must outlive the call only).
+ATTNSEL_API void locate_columns(std::vector<CommandCheck>& checks, const FileLines& lines);
+
 // ---- rendering ----
 
 // For people: per command its file:line and the command shortened; per target the verdict, the

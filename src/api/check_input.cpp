@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -133,9 +135,10 @@ Result<CheckReport> check_input(const std::shared_ptr<const Matrix>& matrix, con
     }
   }
 
+  const FileLines lines(input.text);
   for (const LaunchCommand& cmd : commands) {
     std::vector<CommandCheck> results = check_command(judged, catalog, cmd, targets, options);
-    if (!input.text.empty()) locate_columns(results, input.text);  // as `attnsel check` does
+    if (!input.text.empty()) locate_columns(results, lines);  // as `attnsel check` does
     for (CommandCheck& c : results) report.checks.push_back(std::move(c));
   }
   return report;
@@ -198,16 +201,26 @@ std::string render_check_json(const std::vector<CheckReport>& reports, int inden
 
 ConfigFileReader config_reader_within(const std::vector<std::string>& inputs) {
   namespace fs = std::filesystem;
-  std::vector<fs::path> roots;
+  // Shared, never copied: the reader is copied with the options of every command, and the roots of
+  // 20,000 named files are one root (a file named 20,000 times is too).
+  auto roots = std::make_shared<std::vector<fs::path>>();
+  std::set<std::string> seen;
   std::error_code ec;
+  auto add = [&](const fs::path& root) {
+    fs::path canonical = fs::weakly_canonical(root, ec);
+    if (seen.insert(canonical.string()).second) roots->push_back(std::move(canonical));
+  };
+  std::set<std::string> named;
   for (const std::string& in : inputs) {
+    if (!named.insert(in).second) continue;
     fs::path root = in == "-" ? fs::current_path(ec) : fs::path(in);
     if (in != "-" && !fs::is_directory(root, ec)) root = root.parent_path();
     if (root.empty()) root = fs::current_path(ec);
-    roots.push_back(fs::weakly_canonical(root, ec));
+    add(root);
   }
-  if (inputs.empty()) roots.push_back(fs::current_path(ec));
-  return [roots](const std::string& path, const LaunchCommand& cmd) -> Result<std::string> {
+  if (inputs.empty()) add(fs::current_path(ec));
+  return [roots = std::shared_ptr<const std::vector<fs::path>>(roots)](const std::string& path,
+                                                                        const LaunchCommand& cmd) -> Result<std::string> {
     std::error_code err;
     fs::path p(path);
     if (p.is_relative()) {
@@ -216,7 +229,7 @@ ConfigFileReader config_reader_within(const std::vector<std::string>& inputs) {
       p = base / p;
     }
     const fs::path canonical = fs::weakly_canonical(p, err);
-    const bool inside = std::any_of(roots.begin(), roots.end(), [&](const fs::path& root) {
+    const bool inside = std::any_of(roots->begin(), roots->end(), [&](const fs::path& root) {
       const fs::path rel = canonical.lexically_relative(root);
       return !rel.empty() && *rel.begin() != "..";
     });

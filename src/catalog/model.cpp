@@ -129,7 +129,7 @@ Result<ModelTraits> traits_from_config(const Catalog& catalog, std::string_view 
   return t;
 }
 
-Result<ModelTraits> resolve_model(const Catalog& catalog, std::string_view text) {
+std::optional<ModelTraits> resolve_model_name(const Catalog& catalog, std::string_view text) {
   if (auto kind = parse_kind(text)) {
     ModelTraits t;
     t.kind = *kind;
@@ -150,6 +150,11 @@ Result<ModelTraits> resolve_model(const Catalog& catalog, std::string_view text)
     t.origin = fmt::format("architecture {}: family {}", text, f->name);
     return t;
   }
+  return std::nullopt;
+}
+
+Result<ModelTraits> resolve_model(const Catalog& catalog, std::string_view text) {
+  if (auto named = resolve_model_name(catalog, text)) return std::move(*named);
   std::error_code ec;
   std::filesystem::path path{std::string(text)};
   if (std::filesystem::is_directory(path, ec)) path /= "config.json";

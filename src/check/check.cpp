@@ -9,6 +9,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <cstring>
+#include <limits>
 #include <cctype>
 #include <charconv>
 #include <deque>
@@ -18,6 +21,7 @@
 
 #include <fmt/format.h>
 
+#include "check/python_values.hpp"
 #include "core/suggest.hpp"
 #include "render/text_util.hpp"
 
@@ -33,6 +37,10 @@ bool from_environment(std::string_view text) {
   return text.find('$') != std::string_view::npos || text.find('`') != std::string_view::npos;
 }
 
+// A value the shell fills in, unless the reader saw it written literally ('$X' in single quotes, a
+// Dockerfile exec form, a Kubernetes args list): then the engine receives the $ as written.
+bool from_environment(const ArgValue& v) { return v.shape != WordShape::literal && from_environment(v.text); }
+
 bool substitution(std::string_view text) {
   return text.find("$(") != std::string_view::npos || text.find('`') != std::string_view::npos;
 }
@@ -43,12 +51,11 @@ std::string upper(std::string_view s) {
   return out;
 }
 
+// A whole number as the engine's argparse reads it (Python's int()), within int.
 std::optional<int> parse_int(std::string_view s) {
-  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
-  int value = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
-  return value;
+  const std::optional<long long> value = detail::python_int(s);
+  if (!value || *value > std::numeric_limits<int>::max() || *value < std::numeric_limits<int>::min()) return std::nullopt;
+  return static_cast<int>(*value);
 }
 
 template <class Range>
@@ -165,7 +172,7 @@ class Preparation {
     if (!v) return nullptr;
     // A value the engine's parser already refused is reported once, as that.
     if (std::find(rejected_.begin(), rejected_.end(), std::make_pair(v->flag, v->line)) != rejected_.end()) return nullptr;
-    if (!v->known() || from_environment(v->text)) {
+    if (!v->known() || from_environment(*v)) {
       add("check.from-environment", Severity::info,
           fmt::format("not checked: value comes from {} when the command runs; attnsel checks the command as if {} "
                       "were not given",
@@ -301,44 +308,80 @@ class Preparation {
     }
     // A model the shell fills in needs no note of its own: the assumed kind's note says so.
     const Value* model = given("model");
-    if (!model || !model->known() || from_environment(model->text)) {
+    if (!model || !model->known() || from_environment(*model)) {
       model_unresolved_ = true;
+      model_from_environment_ = model && from_environment(*model);
       model_id_ = model ? model->text : "";
       return;
     }
     model_id_ = model->text;
-    Result<ModelTraits> traits = attnsel::resolve_model(catalog_, model->text);
-    if (traits) {
-      request_.model = *traits;
+    if (auto named = resolve_model_name(catalog_, model->text)) {
+      request_.model = std::move(*named);
       return;
     }
-    const Error& e = traits.error();
-    if (e.code == ErrorCode::unknown_name) {
-      // As deployment files write it: a local path, a quantised or dated variant, a cached download.
-      for (const std::string& candidate : model_id_candidates(model->text)) {
-        Result<ModelTraits> t = attnsel::resolve_model(catalog_, candidate);
-        if (!t) {
-          const auto cached = hf_cache_config_path(candidate);
-          if (!cached) continue;
-          t = attnsel::resolve_model(catalog_, *cached);
-          if (!t) continue;
-        }
-        request_.model = *t;
+    // A local model: its config.json, read only through the caller's reader, which keeps to the
+    // checked tree. Outside it nothing is opened, and the note is the same whether it exists or not.
+    if (std::optional<Result<ModelTraits>> local = local_model(model->text)) {
+      if (*local) {
+        request_.model = std::move(**local);
         request_.model.id = model->text;
-        if (candidate != model->text)
-          add("check.model-variant", Severity::info,
-              fmt::format("checked as {} ({})", candidate, request_.model.origin),
-              "attnsel check: deployment files name models by path, quantisation and date variants", model);
         return;
       }
+      // A local config.json that exists but cannot be read: SGLang would fail to load it too.
       model_unresolved_ = true;
+      model_config_broken_ = true;
+      add("check.model-config", Severity::error, fmt::format("cannot read the model's config: {}", local->error().describe()),
+          "transformers AutoConfig: SGLang reads config.json before anything else", model);
       return;
     }
-    // A local config.json that exists but cannot be read: SGLang would fail to load it too.
+    // As deployment files write it: a quantised or dated variant, a path's last part, a cached download.
+    for (const std::string& candidate : model_id_candidates(model->text)) {
+      std::optional<ModelTraits> t = resolve_model_name(catalog_, candidate);
+      if (!t) {
+        const auto cached = hf_cache_config_path(candidate);
+        if (!cached) continue;
+        Result<ModelTraits> from_cache = attnsel::resolve_model(catalog_, *cached);
+        if (!from_cache) continue;
+        t = std::move(*from_cache);
+      }
+      request_.model = std::move(*t);
+      request_.model.id = model->text;
+      if (candidate != model->text)
+        add("check.model-variant", Severity::info,
+            fmt::format("checked as {} ({})", candidate, request_.model.origin),
+            "attnsel check: deployment files name models by path, quantisation and date variants", model);
+      return;
+    }
     model_unresolved_ = true;
-    model_config_broken_ = true;
-    add("check.model-config", Severity::error, fmt::format("cannot read the model's config: {}", e.describe()),
-        "transformers AutoConfig: SGLang reads config.json before anything else", model);
+  }
+
+  // The config.json of a model named by path (FILE.json, or a directory holding config.json),
+  // through options_.read_config: its traits, the error of one that cannot be read, or nullopt
+  // when there is no such file in the checked tree (or the path is outside it: model_outside_).
+  std::optional<Result<ModelTraits>> local_model(const std::string& path) {
+    if (!options_.read_config || path.empty()) return std::nullopt;
+    const bool json_file = path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+    const std::string config = json_file ? path : path + (path.back() == '/' ? "" : "/") + "config.json";
+    Result<std::string> text = options_.read_config(config, cmd_);
+    if (!text) {
+      const Error& e = text.error();
+      if (e.code == ErrorCode::invalid_argument) {
+        model_outside_ = true;
+        return std::nullopt;
+      }
+      const bool absent = e.message.find(std::strerror(ENOENT)) != std::string::npos ||
+                          e.message.find(std::strerror(ENOTDIR)) != std::string::npos;
+      if (absent) return std::nullopt;
+      return Result<ModelTraits>(Error{e.code, e.message, config, {}, {}});
+    }
+    Result<ModelTraits> traits = traits_from_config(catalog_, *text, config);
+    if (!traits) {
+      // Where it fails, never what the file holds there.
+      const Error& e = traits.error();
+      return Result<ModelTraits>(
+          Error{e.code, e.code == ErrorCode::parse_error ? "not valid JSON" : e.message, e.where, {}, {}});
+    }
+    return traits;
   }
 
   // The kinds every explicit backend of the command can run; the stated kind or mha when open.
@@ -391,7 +434,9 @@ class Preparation {
       subject = "the command names no model";
     } else if (model_config_broken_) {
       subject = "the model's config cannot be read";
-    } else if (from_environment(model_id_)) {
+    } else if (model_outside_) {
+      subject = "this model path is outside the checked files' directories, where attnsel reads no file";
+    } else if (model_from_environment_) {
       subject = fmt::format("the model comes from {} when the command runs, so attnsel cannot look it up",
                             substitution(model_id_) ? "a command substitution" : "the environment");
     } else {
@@ -586,6 +631,8 @@ class Preparation {
   bool plannable_ = true;
   bool model_unresolved_ = false;
   bool model_config_broken_ = false;
+  bool model_outside_ = false;  // a model path outside the checked tree: never opened
+  bool model_from_environment_ = false;
   std::string model_id_;
   std::optional<AttentionKind> stated_kind_;
   std::vector<CheckDiagnostic> findings_;
@@ -616,7 +663,7 @@ class Locator {
  private:
   const Value* kept(std::string_view field) const {
     const Value* v = args_.value(field);
-    return v && v->known() && !from_environment(v->text) ? v : nullptr;
+    return v && v->known() && !from_environment(*v) ? v : nullptr;
   }
 
   // A boolean flag's place, as a value without text.

@@ -7,6 +7,9 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <cstdint>
+#include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -20,6 +23,7 @@
 #define ATTNSEL_ARGS_YAML 0
 #endif
 
+#include "check/python_values.hpp"
 #include "core/suggest.hpp"
 
 namespace attnsel {
@@ -35,8 +39,10 @@ std::string_view strip(std::string_view s) {
   return s;
 }
 
+}  // namespace
+
 // Python's int(text): surrounding blanks, a sign, digits with single underscores between them.
-std::optional<long long> python_int(std::string_view s) {
+std::optional<long long> detail::python_int(std::string_view s) {
   s = strip(s);
   bool negative = false;
   if (!s.empty() && (s.front() == '+' || s.front() == '-')) negative = s.front() == '-', s.remove_prefix(1);
@@ -55,6 +61,10 @@ std::optional<long long> python_int(std::string_view s) {
   if (overflow) return negative ? -(1LL << 60) : (1LL << 60);
   return negative ? -value : value;
 }
+
+namespace {
+
+using detail::python_int;
 
 // Python's float(text): also inf, infinity and nan in any case, with a sign.
 bool python_float(std::string_view s) {
@@ -103,6 +113,7 @@ struct Token {
   int line = 0;
   WordShape shape = WordShape::literal;
   std::string origin;
+  bool known_literal = false;  // written literally where it was read (a reader's shape, a config file)
 };
 
 class Parser {
@@ -115,7 +126,8 @@ class Parser {
   ParsedArgs run() {
     std::vector<Token> tokens;
     for (std::size_t k = 0; k < cmd_.args.size(); ++k)
-      tokens.push_back(Token{cmd_.args[k], k < cmd_.arg_lines.size() ? cmd_.arg_lines[k] : cmd_.line, shape_of(k), ""});
+      tokens.push_back(Token{cmd_.args[k], k < cmd_.arg_lines.size() ? cmd_.arg_lines[k] : cmd_.line, shape_of(k), "",
+                             k < cmd_.arg_shapes.size()});
     std::size_t i = 0;
     if (o_.positional_model && !tokens.empty() && !starts_with(tokens[0].text, "-")) {
       out_.positional_model = ArgValue{tokens[0].text, "", tokens[0].line, tokens[0].shape, ""};
@@ -132,6 +144,8 @@ class Parser {
  private:
   void add(std::string rule, Severity severity, std::string message, const Token& at, std::string flag,
            std::string value = {}, std::string suggestion = {}) {
+    // A note says the same for every repetition of the same flag (100,000 `--tp`): once, at the first.
+    if (severity == Severity::info && !noted_.insert(rule + '\n' + flag + '\n' + message).second) return;
     out_.findings.push_back(ArgFinding{std::move(rule), severity, std::move(message), std::move(flag), std::move(value),
                                        std::move(suggestion), at.line, at.origin});
   }
@@ -141,14 +155,21 @@ class Parser {
   }
 
   // The reader's shape; a command given without shapes (argv) still has its $VAR and $(cmd) unknown.
+  // A reader that gave shapes saw how each word was written: its literal '$X' is the engine's too.
   WordShape shape_of(std::size_t k) const {
     const WordShape s = cmd_.shape(k);
     const std::string& text = cmd_.args[k];
-    if (s != WordShape::literal || !expands(text)) return s;
+    if (s != WordShape::literal || !expands(text) || k < cmd_.arg_shapes.size()) return s;
     const bool list = text == "$@" || text == "$*" ||
                       (starts_with(text, "${") && text.size() > 5 &&
                        (text.compare(text.size() - 4, 4, "[@]}") == 0 || text.compare(text.size() - 4, 4, "[*]}") == 0));
     return list ? WordShape::words : WordShape::value;
+  }
+
+  // The value part of --flag=VALUE in token `t`: literal when the reader saw the token literal.
+  WordShape value_shape(const Token& t, std::string_view value) const {
+    if (!expands(value)) return WordShape::literal;
+    return t.shape == WordShape::literal && t.known_literal ? WordShape::literal : WordShape::value;
   }
 
   // An argument argparse reads as an option rather than a value.
@@ -231,16 +252,16 @@ class Parser {
         const std::string scalar = value.IsScalar() ? value.Scalar() : std::string();
         if (value.IsScalar() && (scalar == "true" || scalar == "True" || scalar == "false" || scalar == "False")) {
           if (scalar == "true" || scalar == "True" || (f && f->takes_values()))
-            out.push_back(Token{flag, line, WordShape::literal, path});
-          if (f && f->takes_values()) out.push_back(Token{scalar, line, WordShape::literal, path});
+            out.push_back(Token{flag, line, WordShape::literal, path, true});
+          if (f && f->takes_values()) out.push_back(Token{scalar, line, WordShape::literal, path, true});
           continue;
         }
         if (value.IsSequence() && value.size() == 0) continue;
-        out.push_back(Token{flag, line, WordShape::literal, path});
+        out.push_back(Token{flag, line, WordShape::literal, path, true});
         if (value.IsSequence()) {
-          for (const auto& item : value) out.push_back(Token{item.Scalar(), item.Mark().line + 1, WordShape::literal, path});
+          for (const auto& item : value) out.push_back(Token{item.Scalar(), item.Mark().line + 1, WordShape::literal, path, true});
         } else if (value.IsScalar()) {
-          out.push_back(Token{value.Scalar(), value.Mark().line + 1, WordShape::literal, path});
+          out.push_back(Token{value.Scalar(), value.Mark().line + 1, WordShape::literal, path, true});
         }
       }
       return true;
@@ -307,7 +328,7 @@ class Parser {
     std::size_t next = i + 1;
     if (eq != std::string::npos) {
       const std::string value = name.substr(eq + 1);
-      given.values.push_back(ArgValue{value, head, t.line, expands(value) ? WordShape::value : WordShape::literal, t.origin});
+      given.values.push_back(ArgValue{value, head, t.line, value_shape(t, value), t.origin});
     } else if (next < tokens.size() && !optional_like(tokens[next])) {
       given.values.push_back(ArgValue{tokens[next].text, head, t.line, tokens[next].shape, tokens[next].origin});
       ++next;
@@ -437,7 +458,7 @@ class Parser {
             t, name, *explicit_value);
         return next;
       }
-      given.values.push_back(ArgValue{*explicit_value, name, t.line, expands(*explicit_value) ? WordShape::value : WordShape::literal, t.origin});
+      given.values.push_back(ArgValue{*explicit_value, name, t.line, value_shape(t, *explicit_value), t.origin});
     } else {
       while (next < tokens.size() && static_cast<int>(given.values.size()) < flag->nargs_max &&
              !optional_like(tokens[next]) &&
@@ -470,7 +491,10 @@ class Parser {
     std::replace(dashed.begin() + (starts_with(dashed, "--") ? 2 : 0), dashed.end(), '_', '-');
     std::string suggestion;
     if (dashed != name && g_.exact(dashed)) suggestion = dashed;
-    else suggestion = detail::closest_match(name, g_.option_names());
+    else {
+      if (option_names_.empty()) option_names_ = g_.option_names();
+      suggestion = suggest(name, option_names_);
+    }
     if (!g_.complete || o_.approximate) {
       add("args.unknown", Severity::info,
           fmt::format("not checked: {} is not in attnsel's {} launch grammar ({}), which is {}", name,
@@ -521,12 +545,12 @@ class Parser {
           fmt::format("not checked: '{}' is not among {}'s choices in attnsel's launch grammar of {}, a later release than "
                       "this command runs",
                       v.text, name, g_.engine_version),
-          at, name, v.text, detail::closest_match(v.text, f.choices));
+          at, name, v.text, suggest(v.text, f.choices));
       return;
     }
     add("args.choice", Severity::error,
         exits(fmt::format("argument {}: invalid choice: '{}' (choose from {})", name, v.text, quoted_list(f.choices, 40))), at,
-        name, v.text, detail::closest_match(v.text, f.choices));
+        name, v.text, suggest(v.text, f.choices));
   }
 
   void required() {
@@ -545,10 +569,23 @@ class Parser {
     }
   }
 
+  // The closest valid name, for the first kMaxSuggestions distinct names of a command, each found
+  // once: 50,000 unknown flags cost 64 searches, not 50,000.
+  std::string suggest(const std::string& name, const std::vector<std::string>& choices) {
+    static constexpr std::size_t kMaxSuggestions = 64;
+    const std::string key = name + '\n' + std::to_string(reinterpret_cast<std::uintptr_t>(&choices));
+    if (auto it = suggestions_.find(key); it != suggestions_.end()) return it->second;
+    if (suggestions_.size() >= kMaxSuggestions) return {};
+    return suggestions_[key] = detail::closest_match(name, choices);
+  }
+
   const LaunchCommand& cmd_;
   const Grammar& g_;
   const ParseOptions& o_;
   ParsedArgs out_;
+  std::unordered_set<std::string> noted_;
+  std::unordered_map<std::string, std::string> suggestions_;
+  std::vector<std::string> option_names_;  // g_.option_names(), made once
   bool negative_options_ = false;
 };
 

@@ -127,14 +127,15 @@ Result<LaunchCommand> launch_command_from_argv(const std::vector<std::string>& a
   }
   // The whole command as one quoted string: tokenise it the way a shell would.
   std::vector<std::vector<ArgWord>> commands;
-  if (argv.size() == 1 && argv[0].find_first_of(" \t\n") != std::string::npos) {
+  const bool lexed_whole = argv.size() == 1 && argv[0].find_first_of(" \t\n") != std::string::npos;
+  if (lexed_whole) {
     const launch_detail::Lexed lexed = lex_shell(argv[0]);
     if (!lexed.error.empty()) {
       return Error{ErrorCode::parse_error, lexed.error + " in the command", "<command line>", {}, {}};
     }
     for (const launch_detail::SimpleCommand& command : lexed.commands) {
       std::vector<ArgWord> words;
-      for (const launch_detail::Word& w : command) words.push_back(ArgWord{w.text, 0, 0});
+      for (const launch_detail::Word& w : command) words.push_back(ArgWord{w.text, 0, 0, w.shape});
       commands.push_back(std::move(words));
     }
   } else {
@@ -160,6 +161,9 @@ Result<LaunchCommand> launch_command_from_argv(const std::vector<std::string>& a
       LaunchCommand cmd = std::move(sink.found.front());
       cmd.line = 0;
       cmd.arg_lines.assign(cmd.args.size(), 0);
+      // Separate arguments came through a shell already: how they were written is not known, and
+      // a $ left in one is read as the environment's (a value not checked).
+      if (!lexed_whole) cmd.arg_shapes.clear();
       return cmd;
     }
   }

@@ -9,6 +9,8 @@
 #include <iterator>
 #include <map>
 
+#include <fmt/format.h>
+
 #include "check/launch_internal.hpp"
 #include "check/launcher_match.hpp"
 #include "check/shell_lexer.hpp"
@@ -35,6 +37,10 @@ struct Variable {
 using Variables = std::map<std::string, Variable, std::less<>>;
 
 constexpr std::size_t kMaxVariableWords = 4096;
+// What one word or one command may expand to: X="$X$X" forty times is 2^40 bytes, "${A[@]}"
+// spliced a thousand times millions of words. Past these a finding says so, never bad_alloc.
+constexpr std::size_t kMaxWordBytes = 1u << 20;
+constexpr std::size_t kMaxExpandedWords = 1u << 19;
 constexpr int kMaxRestarts = 16;  // bad parts of one script read past before giving up on the rest  // X+=( ... ) in a loop stays bounded
 
 // A reference $NAME, ${NAME}, ${NAME[@]}, ${NAME:-default}: its name and what else it says.
@@ -88,8 +94,15 @@ class Expander {
  public:
   explicit Expander(const Variables& vars) : vars_(vars) {}
 
+  // Why the last expansion stopped short (a word or a command past its budget); empty when it did not.
+  const std::string& overflow() const { return overflow_; }
+
   // One word -> the words it becomes.
   void expand(const ArgWord& w, std::vector<ArgWord>& out) const {
+    if (out.size() >= kMaxExpandedWords) {
+      overflow_ = fmt::format("expands to more than {} arguments", kMaxExpandedWords);
+      return;
+    }
     if (w.text.find('$') == npos) {
       out.push_back(w);
       return;
@@ -98,6 +111,10 @@ class Expander {
     if (auto r = reference_at(w.text, 0); r && r->end == w.text.size()) {
       const Variable* v = find(r->name);
       if (v && (r->all_elements || (v->array && w.shape == WordShape::words))) {
+        if (out.size() + v->words.size() > kMaxExpandedWords) {
+          overflow_ = fmt::format("expands to more than {} arguments", kMaxExpandedWords);
+          return;
+        }
         out.insert(out.end(), v->words.begin(), v->words.end());
         return;
       }
@@ -132,6 +149,11 @@ class Expander {
       auto r = reference_at(w.text, i);
       const Variable* v = r ? find(r->name) : nullptr;
       if (v && !v->array && v->words.size() == 1) {
+        if (result.text.size() + v->words.front().text.size() > kMaxWordBytes) {
+          overflow_ = fmt::format("a word expands to more than {} bytes", kMaxWordBytes);
+          out.push_back(w);  // as written: unknown, never built
+          return;
+        }
         result.text += v->words.front().text;
         result.shape = widen(result.shape, v->words.front().shape);
         i = r->end;
@@ -152,7 +174,10 @@ class Expander {
 
   std::vector<ArgWord> expand_all(const std::vector<ArgWord>& argv) const {
     std::vector<ArgWord> out;
-    for (const ArgWord& w : argv) expand(w, out);
+    for (const ArgWord& w : argv) {
+      expand(w, out);
+      if (!overflow_.empty()) break;
+    }
     return out;
   }
 
@@ -162,6 +187,7 @@ class Expander {
     return it == vars_.end() ? nullptr : &it->second;
   }
   const Variables& vars_;
+  mutable std::string overflow_;
 };
 
 // The words of a simple command, with their lines and shapes (placeholders included).
@@ -177,7 +203,7 @@ std::vector<ArgWord> words_of(const SimpleCommand& command, const Source& src, s
 
 // `X=1 Y=( ... )`, `export X=1`, `declare -a X=( ... )`, `readonly X=...`: records them. False for
 // any other command (whose leading assignments only set its own environment).
-bool record_assignments(const SimpleCommand& command, const Source* src, std::size_t shift, Variables& vars,
+bool record_assignments(const SimpleCommand& command, const Source* src, std::size_t shift, Variables& vars, Sink& sink,
                         int fallback_line = 0) {
   std::size_t k = 0;
   static constexpr std::string_view kDeclarations[] = {"export", "declare", "typeset", "local", "readonly"};
@@ -228,7 +254,23 @@ bool record_assignments(const SimpleCommand& command, const Source* src, std::si
         value.words.push_back(std::move(one));
       }
     }
+    if (!expander.overflow().empty()) {
+      // Past the budget: one finding, and the variable is unknown from here on (never half-built).
+      sink.fail(fmt::format("{} is assigned a value that {}; the commands that use it were not checked", name,
+                            expander.overflow()),
+                line_of(w.begin));
+      vars.erase(name);
+      return true;
+    }
     Variable& slot = vars[name];
+    if (append && !value.array && !slot.array && !slot.words.empty() && !value.words.empty() &&
+        slot.words.front().text.size() + value.words.front().text.size() > kMaxWordBytes) {
+      sink.fail(fmt::format("{} grows past {} bytes (X+=...); the commands that use it were not checked", name,
+                            kMaxWordBytes),
+                line_of(w.begin));
+      vars.erase(name);
+      return true;
+    }
     if (!append) {  // the value replaces what was there
       if (value.words.size() > kMaxVariableWords) value.words.resize(kMaxVariableWords);
       slot = std::move(value);
@@ -283,15 +325,23 @@ bool may_extract(const SimpleCommand& command, const Variables& vars, const Laun
 // One simple command of a script: an assignment is recorded, anything else searched.
 void take_command(const SimpleCommand& command, const Source& src, std::size_t shift, const Context& ctx, int depth,
                   Variables& vars, const LauncherStarts& starts, Sink& sink) {
-  if (record_assignments(command, &src, shift, vars)) return;
+  if (record_assignments(command, &src, shift, vars, sink)) return;
   if (sink.prefilter && !may_extract(command, vars, starts)) return;
-  const std::vector<ArgWord> argv = Expander(vars).expand_all(words_of(command, src, shift));
+  const Expander expander(vars);
+  const std::vector<ArgWord> argv = expander.expand_all(words_of(command, src, shift));
+  if (!expander.overflow().empty()) {
+    if (!command.empty())
+      sink.fail(fmt::format("this command {}; it was not checked", expander.overflow()),
+                src.lines.line_at(command.front().begin + shift));
+    return;
+  }
   extract(argv, ctx, depth, sink);
 }
 
 }  // namespace
 
 std::vector<ArgWord> resolve_defaults(const std::vector<ArgWord>& argv) {
+  if (argv.size() > kMaxExpandedWords) return argv;  // extract() refuses it whole, with a finding
   static const Variables kNone;
   return Expander(kNone).expand_all(argv);
 }
@@ -307,6 +357,11 @@ bool is_assignment(std::string_view w) {
 
 // One argv (after tokenising): a launch command, a shell running a script, or neither.
 void extract(const std::vector<ArgWord>& argv, const Context& ctx, int depth, Sink& sink) {
+  if (argv.size() > kMaxExpandedWords) {
+    sink.fail(fmt::format("a command with more than {} arguments; it was not checked", kMaxExpandedWords),
+              argv.front().line);
+    return;
+  }
   std::size_t first = 0;
   while (first < argv.size() && is_assignment(argv[first].text)) ++first;
   if (first == argv.size() || never_launches(basename(argv[first].text))) return;
@@ -331,7 +386,8 @@ void extract(const std::vector<ArgWord>& argv, const Context& ctx, int depth, Si
         cmd.args.push_back(argv[j].text);
         cmd.arg_lines.push_back(argv[j].line);
         cmd.arg_shapes.push_back(argv[j].shape);
-        shaped = shaped || argv[j].shape != WordShape::literal;
+        // A literal $ (single quotes, an exec form) is kept as such: the engine receives it.
+        shaped = shaped || argv[j].shape != WordShape::literal || argv[j].text.find_first_of("$`") != npos;
       }
       if (!shaped) cmd.arg_shapes.clear();
       sink.found.push_back(std::move(cmd));
@@ -364,14 +420,21 @@ void scan_script(const ArgWord& script, const Context& ctx, int depth, OnLexErro
     }
   }
   for (const SimpleCommand& command : lexed.commands) {
-    if (record_assignments(command, nullptr, 0, vars, script.line)) continue;
+    if (record_assignments(command, nullptr, 0, vars, sink, script.line)) continue;
     std::vector<ArgWord> argv;
     for (const Word& w : command) {
       ArgWord a = locate.next(w.text);
       a.shape = placeholder_shape(w.text, w.shape);
       argv.push_back(std::move(a));
     }
-    extract(Expander(vars).expand_all(argv), ctx, depth, sink);
+    const Expander expander(vars);
+    std::vector<ArgWord> expanded = expander.expand_all(argv);
+    if (!expander.overflow().empty()) {
+      sink.fail(fmt::format("this command {}; it was not checked", expander.overflow()),
+                argv.empty() ? script.line : argv.front().line);
+      continue;
+    }
+    extract(expanded, ctx, depth, sink);
   }
 }
 

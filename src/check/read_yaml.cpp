@@ -26,8 +26,8 @@ namespace {
 #if ATTNSEL_LAUNCH_YAML
 class YamlScanner {
  public:
-  YamlScanner(std::string_view text, int first_line, bool compose, Sink& sink)
-      : file_(source_of(text, first_line)), first_line_(first_line), compose_(compose), sink_(sink) {}
+  YamlScanner(std::string_view text, int first_line, bool compose, bool helm, Sink& sink)
+      : file_(source_of(text, first_line)), first_line_(first_line), compose_(compose), helm_(helm), sink_(sink) {}
 
   // Reports invalid YAML to the sink when `report` is set.
   void run(bool report) {
@@ -92,8 +92,12 @@ class YamlScanner {
     if (!node.IsDefined() || node.IsNull()) return argv;
     if (node.IsSequence()) {
       for (const YAML::Node& item : node) {
-        // $(VAR) (Kubernetes), ${VAR} (compose), a Helm value: filled in before the program runs.
-        const WordShape shape = item.Scalar().find('$') != npos ? WordShape::value : WordShape::literal;
+        // $(VAR) (Kubernetes), ${VAR} and $VAR (compose), a Helm value: filled in before the program
+        // runs. Kubernetes leaves $VAR and ${VAR} alone: the program receives them as written.
+        // (A Helm template's {{ ... }} reaches here as ${...}: a value too.)
+        const std::string& t = item.Scalar();
+        const bool filled = compose_ ? t.find('$') != npos : t.find("$(") != npos || (helm_ && t.find("${") != npos);
+        const WordShape shape = filled ? WordShape::value : WordShape::literal;
         if (item.IsScalar()) argv.push_back(ArgWord{item.Scalar(), line_of(item), pos_of(item), placeholder_shape(item.Scalar(), shape)});
       }
     } else if (node.IsScalar()) {
@@ -210,7 +214,7 @@ class YamlScanner {
       cmd.args.push_back(w.text);
       cmd.arg_lines.push_back(w.line);
       cmd.arg_shapes.push_back(w.shape);
-      shaped = shaped || w.shape != WordShape::literal;
+      shaped = shaped || w.shape != WordShape::literal || w.text.find_first_of("$`") != npos;  // a literal $ stays one
     }
     if (!shaped) cmd.arg_shapes.clear();
     sink_.found.push_back(std::move(cmd));
@@ -235,6 +239,7 @@ class YamlScanner {
   Source file_;
   int first_line_;
   bool compose_;
+  bool helm_;  // a Helm template read as YAML (helm_as_yaml): its ${...} are template values
   Sink& sink_;
   std::size_t doc_pos_ = 0;  // where the document being walked starts in file_
   std::vector<std::pair<std::string, std::string>> env_;  // the env of the maps being walked
@@ -246,9 +251,9 @@ class YamlScanner {
 
 void scan_yaml(std::string_view text, int first_line, InputFormat format, bool report, Sink& sink) {
 #if ATTNSEL_LAUNCH_YAML
-  const bool compose = format == InputFormat::compose ||
-                       (format != InputFormat::kubernetes && yaml_looks_like_compose(text));
-  YamlScanner(text, first_line, compose, sink).run(report);
+  const bool compose = format == InputFormat::compose || (format != InputFormat::kubernetes &&
+                                                          format != InputFormat::helm && yaml_looks_like_compose(text));
+  YamlScanner(text, first_line, compose, format == InputFormat::helm, sink).run(report);
 #else
   (void)text;
   (void)first_line;
@@ -295,7 +300,7 @@ std::string helm_as_yaml(std::string_view text) {
 }
 
 void scan_helm(std::string_view text, Sink& sink) {
-  scan_yaml(helm_as_yaml(text), 1, InputFormat::kubernetes, /*report=*/true, sink);
+  scan_yaml(helm_as_yaml(text), 1, InputFormat::helm, /*report=*/true, sink);
 }
 
 }  // namespace launch_detail

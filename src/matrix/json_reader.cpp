@@ -176,7 +176,9 @@ std::string_view type_name(const json& j) {
 }
 
 Result<json> parse_json(std::string_view text, std::string_view origin) {
-  auto located = [&](std::size_t offset, const std::string& message) {
+  auto located = [&](std::size_t offset, std::string message) {
+    // "...; last read: 'TOKEN'": the file's own bytes, which may be a secret; the position says where.
+    if (const auto token = message.find("; last read: "); token != std::string::npos) message.resize(token);
     auto [line, col] = line_col(text, offset);
     return Error{ErrorCode::parse_error, shorten(message, 300), fmt::format("{}:{}:{}", origin, line, col), {}, {}};
   };

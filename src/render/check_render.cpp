@@ -6,11 +6,13 @@
 #include <ostream>
 #include <set>
 #include <sstream>
+#include <unordered_set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "attnsel/check.hpp"
+#include "attnsel/encode.hpp"
 #include "attnsel/version.hpp"
 #include "core/json_text.hpp"
 #include "render/text_util.hpp"
@@ -176,26 +178,33 @@ json unplanned_json(const CommandCheck& c) {
 
 }  // namespace
 
-std::string github_escape_data(std::string_view s) {
+namespace {
+
+// Workflow-command text: the characters the runner decodes (%XX) percent-encoded, everything
+// between them through the github encoder (controls, bidi, `::`, `##[` shown).
+std::string github_escape(std::string_view s, bool property) {
+  auto special = [&](char c) { return c == '%' || c == '\r' || c == '\n' || (property && (c == ':' || c == ',')); };
   std::string out;
-  for (char c : s) {
-    if (c == '%') out += "%25";
-    else if (c == '\r') out += "%0D";
-    else if (c == '\n') out += "%0A";
-    else out += c;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    if (special(s[i])) {
+      const char c = s[i++];
+      out += c == '%' ? "%25" : c == '\r' ? "%0D" : c == '\n' ? "%0A" : c == ':' ? "%3A" : "%2C";
+      continue;
+    }
+    std::size_t j = i;
+    while (j < s.size() && !special(s[j])) ++j;
+    out += encode_value(s.substr(i, j - i), OutputChannel::github);
+    i = j;
   }
   return out;
 }
 
-std::string github_escape_property(std::string_view s) {
-  std::string out;
-  for (char c : github_escape_data(s)) {
-    if (c == ':') out += "%3A";
-    else if (c == ',') out += "%2C";
-    else out += c;
-  }
-  return out;
-}
+}  // namespace
+
+std::string github_escape_data(std::string_view s) { return github_escape(s, false); }
+
+std::string github_escape_property(std::string_view s) { return github_escape(s, true); }
 
 namespace {
 
@@ -307,9 +316,12 @@ struct Tally {
   }
   // Whether the exit code is 0: what the CLI decides, from the same counts.
   bool ok(const CheckInputs& in) const {
-    return failing == 0 && in.problems.empty() && !(strict && (skipped > 0 || !in.warnings.empty()));
+    return failing == 0 && in.problems.empty() && skipped == 0 && !(strict && !in.warnings.empty());
   }
 };
+
+// A value from input on one line of text: newlines, controls, `::` and `##[` shown.
+std::string one_line(std::string_view s) { return encode_value(s, OutputChannel::terminal); }
 
 // The text of one command's checks (one per target, all of the same command).
 std::string text_block(const CommandCheck* begin, const CommandCheck* end, const Style& st, std::size_t nth) {
@@ -319,30 +331,32 @@ std::string text_block(const CommandCheck* begin, const CommandCheck* end, const
   auto line_of = [&](const LaunchCommand& cmd, const CheckDiagnostic& d, std::string_view indent) {
     const Severity sev = d.diagnostic.severity;
     const std::string mark = sev == Severity::error ? st.red("✗") : sev == Severity::warning ? st.yellow("!") : st.dim("·");
-    const std::string at = where(cmd, d.line);
-    return fmt::format("{}{} {}{}  {}\n", indent, mark, at.empty() ? "" : at + "  ", located_message(d),
-                       st.dim(fmt::format("[{}]", d.diagnostic.rule)));
-  };
-  auto same_finding = [](const CheckDiagnostic& a, const CheckDiagnostic& b) {
-    return a.diagnostic.rule == b.diagnostic.rule && a.line == b.line && a.diagnostic.message == b.diagnostic.message;
+    const std::string at = one_line(where(cmd, d.line));
+    return fmt::format("{}{} {}{}  {}\n", indent, mark, at.empty() ? "" : at + "  ", one_line(located_message(d)),
+                       st.dim(fmt::format("[{}]", one_line(d.diagnostic.rule))));
   };
   const LaunchCommand& cmd = begin->command;
-  // What the check found in the command whatever the GPU, once; then each GPU.
+  // What the check found in the command whatever the GPU, once; then each GPU. Each target's
+  // findings are looked up in a set: a command with 50,000 findings stays linear.
+  auto identity = [](const CheckDiagnostic& d) {
+    return fmt::format("{}\n{}\n{}", d.diagnostic.rule, d.line, d.diagnostic.message);
+  };
+  std::vector<std::unordered_set<std::string>> found_on(static_cast<std::size_t>(end - begin));
+  for (const CommandCheck* c = begin; c != end; ++c)
+    for (const CheckDiagnostic& e : c->findings) found_on[static_cast<std::size_t>(c - begin)].insert(identity(e));
   auto everywhere = [&](const CheckDiagnostic& d) {
-    for (const CommandCheck* c = begin; c != end; ++c)
-      if (std::none_of(c->findings.begin(), c->findings.end(), [&](const CheckDiagnostic& e) { return same_finding(d, e); }))
-        return false;
-    return true;
+    const std::string id = identity(d);
+    return std::all_of(found_on.begin(), found_on.end(), [&](const auto& set) { return set.count(id) > 0; });
   };
   if (nth > 1) out += "\n";
-  const std::string at = where(cmd, cmd.line);
-  out += st.bold(at.empty() ? "command" : at) + "  " + shortened(command_text(cmd)) + "\n";
+  const std::string at = one_line(where(cmd, cmd.line));
+  out += st.bold(at.empty() ? "command" : at) + "  " + one_line(shortened(command_text(cmd))) + "\n";
   for (const auto& d : begin->findings)
     if (everywhere(d)) out += line_of(cmd, d, "  ");
   for (const CommandCheck* it = begin; it != end; ++it) {
     const CommandCheck& c = *it;
     const Verdict v = c.verdict();
-    out += fmt::format("  {}{}  {}  {}\n", st.bold(c.target.label), std::string(width - c.target.label.size(), ' '),
+    out += fmt::format("  {}{}  {}  {}\n", st.bold(one_line(c.target.label)), std::string(width - c.target.label.size(), ' '),
                        verdict_text(v, st), st.dim(device_text(c.target.device)));
     for (const auto& d : c.findings)
       if (!everywhere(d)) out += line_of(cmd, d, "    ");
@@ -351,8 +365,8 @@ std::string text_block(const CommandCheck* begin, const CommandCheck* end, const
     if (v == Verdict::error) {
       out += fmt::format("    {}\n", st.red(engine_title(c) + " would not start as written"));
     } else if (c.selection && c.selection->ok()) {
-      out += fmt::format("    {}  {}\n", st.bold("runs "), plan_text(*c.selection));
-      out += fmt::format("    {}  {}\n", st.bold("flags"), join_words(c.selection->flags()));
+      out += fmt::format("    {}  {}\n", st.bold("runs "), one_line(plan_text(*c.selection)));
+      out += fmt::format("    {}  {}\n", st.bold("flags"), one_line(join_words(c.selection->flags())));
     } else if (!c.selection) {
       out += fmt::format("    {}\n", st.dim("not planned (see above)"));
     }
@@ -444,19 +458,8 @@ struct SkippedPlace {
   int line = 0, column = 0;
 };
 
-// Control characters from a scanned file are shown, never sent to the terminal.
-std::string escape_control(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if ((u < 0x20 && c != '\t') || u == 0x7f) {
-      out += fmt::format("\\x{:02x}", u);
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
+// A value from a scanned file on one line of text or a log: shown, never obeyed.
+std::string escape_control(std::string_view s) { return encode_value(s, OutputChannel::github); }
 
 SkippedPlace place_of(const std::string& where) {
   SkippedPlace p{where, 0, 0};
@@ -532,7 +535,7 @@ class TextWriter final : public CheckWriter {
     tally_.skipped += blocks.size();
   }
   void finish(const CheckInputs&) override {
-    if (tally_.commands > 0) out_ << "\n" << tally_.commands_line() << "\n";
+    if (tally_.commands > 0) out_ << "\n" << one_line(tally_.commands_line()) << "\n";
     out_ << skipped_;
     out_.flush();
   }
@@ -606,12 +609,12 @@ class JsonWriter final : public CheckWriter {
   void write(const json& j, int depth, bool first) {
     if (!first) out_ << ",";
     if (indent_ < 0) {
-      out_ << detail::json_text(j, -1);
+      out_ << encode_output(detail::json_text(j, -1), OutputChannel::json);
       return;
     }
     const std::string pad(static_cast<std::size_t>(indent_ * depth), ' ');
     out_ << '\n' << pad;
-    for (char ch : detail::json_text(j, indent_)) {
+    for (char ch : encode_output(detail::json_text(j, indent_), OutputChannel::json)) {
       out_ << ch;
       if (ch == '\n') out_ << pad;
     }
@@ -624,7 +627,7 @@ class JsonWriter final : public CheckWriter {
   void member(const char* name, const json& value) {
     key(name);
     const std::string pad(static_cast<std::size_t>(std::max(indent_, 0)), ' ');
-    for (char ch : detail::json_text(value, indent_)) {
+    for (char ch : encode_output(detail::json_text(value, indent_), OutputChannel::json)) {
       out_ << ch;
       if (ch == '\n') out_ << pad;
     }
@@ -640,6 +643,17 @@ class JsonWriter final : public CheckWriter {
   std::size_t members_ = 0, results_ = 0;
   std::vector<json> skipped_;  // after the results: a few per file at most
 };
+
+// Lines that are attnsel's own workflow commands (their data escaped), each let through as one.
+void write_commands(std::ostream& out, std::string_view lines) {
+  for (std::size_t i = 0; i < lines.size();) {
+    std::size_t nl = lines.find('\n', i);
+    nl = nl == std::string_view::npos ? lines.size() : nl + 1;
+    allow_workflow_command(out);
+    out << lines.substr(i, nl - i);
+    i = nl;
+  }
+}
 
 // Workflow commands as findings come. GitHub shows 10 annotations of each kind per step: notes
 // past the ninth are plain log lines, so that the closing notice with the totals is always shown.
@@ -659,7 +673,7 @@ class GithubWriter final : public CheckWriter {
           continue;
         }
         if (f.severity == Severity::info) ++notices_shown_;
-        out_ << annotation(f);
+        write_commands(out_, annotation(f));
       }
     });
   }
@@ -668,12 +682,13 @@ class GithubWriter final : public CheckWriter {
     tally_.skipped += blocks.size();
   }
   void finish(const CheckInputs&) override {
-    out_ << skipped_;
+    write_commands(out_, skipped_);
     if (tally_.commands > 0 || tally_.skipped > 0)
       out_ << "attnsel: " << escape_control(tally_.commands_line()) << "; " << tally_.findings_line() << "\n";
     const std::size_t warnings = tally_.warnings + tally_.skipped;
     if (tally_.errors > kGithubAnnotationsPerKind || warnings > kGithubAnnotationsPerKind ||
         tally_.notes + 1 > kGithubAnnotationsPerKind) {
+      allow_workflow_command(out_);
       out_ << "::notice title=" << github_escape_property("attnsel: more findings than GitHub annotates") << "::"
            << github_escape_data(fmt::format(
                   "attnsel found {} in {} command{}; GitHub annotates at most {} errors, {} warnings and {} notices "
@@ -698,7 +713,9 @@ class GithubWriter final : public CheckWriter {
 
 // A table cell: one line, Markdown's punctuation and HTML escaped, control characters shown, at
 // most `limit` bytes (cut at a character).
-std::string md_cell(std::string_view s, std::size_t limit = 1000) {
+std::string md_cell(std::string_view text, std::size_t limit = 1000) {
+  const std::string encoded = encode_value(text, OutputChannel::markdown);
+  const std::string_view s = encoded;
   std::string out;
   std::size_t i = 0;
   for (; i < s.size() && out.size() < limit; ++i) {
@@ -719,7 +736,9 @@ std::string md_cell(std::string_view s, std::size_t limit = 1000) {
 
 // A code span in a table cell: a fence longer than any run of backticks inside, `|` escaped (GFM
 // tables split on it even in code).
-std::string md_code(std::string_view s, std::size_t limit = 300) {
+std::string md_code(std::string_view text, std::size_t limit = 300) {
+  const std::string encoded = encode_value(text, OutputChannel::markdown);
+  const std::string_view s = encoded;
   std::string body;
   std::size_t run = 0, longest = 0, i = 0;
   for (; i < s.size() && body.size() < limit; ++i) {

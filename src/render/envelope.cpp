@@ -1,5 +1,6 @@
 #include "render/envelope.hpp"
 
+#include "attnsel/encode.hpp"
 #include "attnsel/render.hpp"
 #include "attnsel/version.hpp"
 #include "core/json_text.hpp"
@@ -29,12 +30,13 @@ std::string with_envelope(std::string_view kind, Json&& body, int indent) {
 
 }  // namespace
 
+// Every JSON document goes to a log some day: `##[` and bidi controls written as \u escapes.
 std::string envelope_text(std::string_view kind, nlohmann::json body, int indent) {
-  return with_envelope(kind, std::move(body), indent);
+  return encode_output(with_envelope(kind, std::move(body), indent), OutputChannel::json);
 }
 
 std::string envelope_text(std::string_view kind, nlohmann::ordered_json body, int indent) {
-  return with_envelope(kind, std::move(body), indent);
+  return encode_output(with_envelope(kind, std::move(body), indent), OutputChannel::json);
 }
 
 }  // namespace attnsel::detail

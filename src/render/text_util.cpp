@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "attnsel/encode.hpp"
 #include "attnsel/input.hpp"
 #include "attnsel/render.hpp"
 
@@ -77,75 +78,8 @@ std::string kind_title(AttentionKind k) {
   return "?";
 }
 
-namespace {
-
-// Length of the well-formed UTF-8 sequence at text[i] (RFC 3629: no overlongs, no surrogates, at
-// most U+10FFFF), or 0.
-std::size_t utf8_length(std::string_view text, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char c = byte(i);
-  std::size_t n = 0;
-  unsigned char lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
-  if (c >= 0xC2 && c <= 0xDF) n = 2;
-  else if (c == 0xE0) n = 3, lo = 0xA0;
-  else if (c == 0xED) n = 3, hi = 0x9F;
-  else if (c >= 0xE1 && c <= 0xEF) n = 3;
-  else if (c == 0xF0) n = 4, lo = 0x90;
-  else if (c == 0xF4) n = 4, hi = 0x8F;
-  else if (c >= 0xF1 && c <= 0xF3) n = 4;
-  else return 0;
-  if (i + n > text.size()) return 0;
-  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
-  for (std::size_t k = 2; k < n; ++k)
-    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
-  return n;
-}
-
-// ESC [ (digits or ;)* m at text[i]: a colour; its length, or 0.
-std::size_t sgr_length(std::string_view text, std::size_t i) {
-  if (i + 2 >= text.size() || text[i + 1] != '[') return 0;
-  for (std::size_t k = i + 2; k < text.size(); ++k) {
-    if (text[k] == 'm') return k - i + 1;
-    if (!(text[k] == ';' || (text[k] >= '0' && text[k] <= '9'))) return 0;
-  }
-  return 0;
-}
-
-}  // namespace
-
 std::string terminal_safe(std::string_view text, bool keep_colors) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c == '\n' || c == '\t' || (c >= 0x20 && c < 0x7F)) {
-      out += static_cast<char>(c);
-      ++i;
-      continue;
-    }
-    if (c == 0x1B && keep_colors) {
-      if (const std::size_t n = sgr_length(text, i)) {
-        out.append(text.substr(i, n));
-        i += n;
-        continue;
-      }
-    }
-    if (const std::size_t n = c >= 0x80 ? utf8_length(text, i) : 0) {
-      // U+0080..U+009F (C2 80..C2 9F) are C1 controls: CSI (U+009B) moves cursors like ESC [.
-      const bool c1 = n == 2 && c == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0;
-      if (!c1) {
-        out.append(text.substr(i, n));
-        i += n;
-        continue;
-      }
-      out += fmt::format("\\x{:02X}\\x{:02X}", c, static_cast<unsigned char>(text[i + 1]));
-      i += 2;
-      continue;
-    }
-    out += fmt::format("\\x{:02X}", c);
-    ++i;
-  }
-  return out;
+  return encode_output(text, OutputChannel::terminal, keep_colors);
 }
 
 }  // namespace attnsel::detail

@@ -24,12 +24,14 @@
 #include <iostream>
 #include <map>
 #include <thread>
+#include <unordered_set>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "attnsel/check.hpp"
 #include "attnsel/check_input.hpp"
+#include "attnsel/encode.hpp"
 #include "attnsel/input.hpp"
 #include "attnsel/launch.hpp"
 #include "attnsel/matrix.hpp"
@@ -44,6 +46,7 @@ struct CheckArgs {
   std::string format = "text";
   bool json = false;  // --json: --format json
   bool strict = false;
+  bool files_marker = false;  // --files: only in the help (main() takes the paths after it out of argv)
   std::vector<std::string> inputs;  // files and directories, or the command after --
 };
 
@@ -87,14 +90,25 @@ bool walked_file(const std::filesystem::path& p) {
   return in.gcount() == 2 && head[0] == '#' && head[1] == '!';
 }
 
-// The files named: directories walked in name order; what cannot be walked is a problem.
+// How deep a walk goes and how many entries it looks at: a tree 20,000 directories deep or with
+// millions of entries is refused with a message, never followed until memory or descriptors run out.
+constexpr int kMaxWalkDepth = 64;
+constexpr std::size_t kMaxWalkEntries = 1000000;
+
+// The files named: directories walked in name order; what cannot be walked is a problem. A file
+// named twice (or a directory walked twice) is read once.
 std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs, std::vector<std::string>& problems) {
   namespace fs = std::filesystem;
   std::vector<std::string> files;
+  std::unordered_set<std::string> seen;
+  auto add = [&](const std::string& path) {
+    const std::string key = path == "-" ? path : fs::path(path).lexically_normal().string();
+    if (seen.insert(key).second) files.push_back(path);
+  };
   for (const std::string& in : inputs) {
     std::error_code ec;
     if (in == "-" || !fs::is_directory(in, ec)) {
-      files.push_back(in);
+      add(in);
       continue;
     }
     std::vector<std::string> found;
@@ -103,22 +117,47 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs, s
       problems.push_back(fmt::format("{}: cannot read the directory ({})", in, ec.message()));
       continue;
     }
+    std::size_t entries = 0;
+    bool too_deep = false;
     for (; it != end; it.increment(ec)) {
       if (ec) {
         problems.push_back(fmt::format("{}: {}", in, ec.message()));
         break;
       }
+      if (++entries > kMaxWalkEntries) {
+        problems.push_back(fmt::format("{}: more than {} entries; the walk stopped there (name the directories to check)",
+                                       in, kMaxWalkEntries));
+        break;
+      }
       const fs::directory_entry& e = *it;
       if (e.is_directory(ec) && !e.is_symlink(ec)) {
-        if (skipped_directory(e.path().filename().string())) it.disable_recursion_pending();
+        if (skipped_directory(e.path().filename().string())) {
+          it.disable_recursion_pending();
+        } else if (it.depth() + 1 >= kMaxWalkDepth) {
+          it.disable_recursion_pending();
+          too_deep = true;
+        }
         continue;
       }
       if (e.is_regular_file(ec) && !e.is_symlink(ec) && walked_file(e.path())) found.push_back(e.path().string());
     }
+    if (too_deep)
+      problems.push_back(fmt::format("{}: directories nested deeper than {} levels were not walked", in, kMaxWalkDepth));
     std::sort(found.begin(), found.end());
-    files.insert(files.end(), found.begin(), found.end());
+    for (const std::string& f : found) add(f);
   }
   return files;
+}
+
+// UTF-16 or UTF-32 text: a byte-order mark, or NUL bytes between ASCII characters.
+bool looks_utf16(std::string_view text) {
+  if (text.size() >= 2 && ((text[0] == '\xFF' && text[1] == '\xFE') || (text[0] == '\xFE' && text[1] == '\xFF'))) return true;
+  const std::string_view head = text.substr(0, 512);
+  std::size_t nul_odd = 0, nul_even = 0;
+  for (std::size_t i = 0; i < head.size(); ++i)
+    if (head[i] == '\0') ++(i % 2 == 0 ? nul_even : nul_odd);
+  const std::size_t half = head.size() / 2;
+  return half >= 4 && (nul_odd * 10 >= half * 9 || nul_even * 10 >= half * 9);
 }
 
 bool looks_binary(std::string_view text) { return text.substr(0, 8192).find('\0') != std::string_view::npos; }
@@ -143,6 +182,11 @@ ReadResult read_and_scan(const std::string& path, const CheckArgs& a) {
   try {
     auto text = read_bounded(path, r.problem);
     if (!text) return r;
+    if (looks_utf16(*text)) {
+      r.problem = (path == "-" ? a.stdin_filename.value_or("<stdin>") : path) +
+                  ": UTF-16 or UTF-32 text; attnsel reads UTF-8 (convert it: iconv -f UTF-16 -t UTF-8)";
+      return r;
+    }
     if (looks_binary(*text)) {
       r.binary = true;
       return r;
@@ -206,28 +250,48 @@ class TeeWriter final : public CheckWriter {
   std::vector<std::unique_ptr<CheckWriter>> writers_;
 };
 
-// $GITHUB_STEP_SUMMARY, opened to append, and how many bytes GitHub still takes in it (1 MiB a
-// step, shared with earlier writers of the same step); null when unset or not writable.
-std::unique_ptr<std::ofstream> open_step_summary(std::size_t& budget) {
+// $GITHUB_STEP_SUMMARY: a regular file, opened to append without blocking (a FIFO or a device is
+// refused, never waited on), every write checked.
+struct StepSummary {
+  int fd = -1;
+  std::unique_ptr<GuardedOutput> buffer;
+  std::unique_ptr<std::ostream> out;
+  ~StepSummary() {
+    out.reset();
+    buffer.reset();
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// The step summary and how many bytes GitHub still takes in it (1 MiB a step, shared with earlier
+// writers of the same step); null when unset or not writable (a warning says why).
+std::unique_ptr<StepSummary> open_step_summary(std::size_t& budget) {
   const char* path = std::getenv("GITHUB_STEP_SUMMARY");
   if (path == nullptr || *path == '\0') return nullptr;
+  const std::string shown = encode_value(path, OutputChannel::terminal);
+  const int fd = ::open(path, O_WRONLY | O_APPEND | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) {
+    std::cerr << "attnsel: warning: cannot write GITHUB_STEP_SUMMARY (" << shown << "): " << std::strerror(errno) << "\n";
+    return nullptr;
+  }
+  auto summary = std::make_unique<StepSummary>();
+  summary->fd = fd;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    std::cerr << "attnsel: warning: GITHUB_STEP_SUMMARY (" << shown
+              << ") is not a regular file; the report is not added to it\n";
+    return nullptr;
+  }
   constexpr std::size_t kGithubSummaryBytes = 1024 * 1024;
-  std::error_code ec;
-  const auto existing = std::filesystem::file_size(path, ec);
-  const std::size_t used = ec ? 0 : static_cast<std::size_t>(existing);
+  const auto used = static_cast<std::size_t>(st.st_size);
   budget = std::min(kCheckMarkdownMaxBytes, used < kGithubSummaryBytes ? kGithubSummaryBytes - used : 0);
   if (budget < 8 * 1024) {
-    std::cerr << "attnsel: warning: GITHUB_STEP_SUMMARY (" << escape_for_terminal(path)
-              << ") is nearly full; the report is not added to it\n";
+    std::cerr << "attnsel: warning: GITHUB_STEP_SUMMARY (" << shown << ") is nearly full; the report is not added to it\n";
     return nullptr;
   }
-  auto out = std::make_unique<std::ofstream>(path, std::ios::app | std::ios::binary);
-  if (!*out) {
-    std::cerr << "attnsel: warning: cannot write GITHUB_STEP_SUMMARY (" << escape_for_terminal(path) << "): "
-              << std::strerror(errno) << "\n";
-    return nullptr;
-  }
-  return out;
+  summary->buffer = std::make_unique<GuardedOutput>(fd, OutputChannel::markdown);
+  summary->out = std::make_unique<std::ostream>(summary->buffer.get());
+  return summary;
 }
 
 std::string hint_where(const std::string& file, const ContextHint& h) {
@@ -250,12 +314,13 @@ int run_check(const CheckArgs& a, bool after_separator) {
   std::vector<LaunchCommand> argv_commands;
   std::vector<ScannedFile> scanned;
   CheckInputs inputs;  // what the summaries say about the inputs: what stderr says too
+  // Messages name files and quote hints: one line each on stderr, whatever they hold.
   auto problem = [&](std::string message) {
-    std::cerr << "attnsel: " << message << "\n";
+    std::cerr << "attnsel: " << encode_value(message, OutputChannel::terminal) << "\n";
     inputs.problems.push_back(std::move(message));
   };
   auto warning = [&](std::string message) {
-    std::cerr << "attnsel: warning: " << message << "\n";
+    std::cerr << "attnsel: warning: " << encode_value(message, OutputChannel::terminal) << "\n";
     inputs.warnings.push_back(std::move(message));
   };
   std::size_t files = 0, files_with = 0, binary = 0;
@@ -306,7 +371,8 @@ int run_check(const CheckArgs& a, bool after_separator) {
       if (file_gpus(f).empty()) no_gpu.push_back(&f);
       else if (a.format == "text" && !a.json)
         for (const ContextHint& h : f.scan.context.gpus)
-          std::cerr << "attnsel: GPU " << h.value << " from " << hint_where(f.name, h) << "\n";
+          std::cerr << "attnsel: GPU " << encode_value(h.value + " from " + hint_where(f.name, h), OutputChannel::terminal)
+                    << "\n";
     }
   }
   const std::size_t with_commands = static_cast<std::size_t>(
@@ -353,7 +419,8 @@ int run_check(const CheckArgs& a, bool after_separator) {
     std::optional<ReleaseVersion> r = release;
     const ContextHint* from = nullptr;
     const std::string default_engine = default_matrix ? engine : std::string();
-    if (!r && f && !a.matrix && !std::getenv("ATTNSEL_MATRIX")) {
+    const char* env_matrix = std::getenv("ATTNSEL_MATRIX");  // set but empty: not set, as load_matrix_or_fail reads it
+    if (!r && f && !a.matrix && !(env_matrix && *env_matrix)) {
       for (const ContextHint& h : f->scan.context.releases) {
         if (!default_engine.empty() && h.engine != default_engine) continue;
         if (auto parsed = parse_release(h.value)) {
@@ -378,7 +445,8 @@ int run_check(const CheckArgs& a, bool after_separator) {
       warning("release " + key + (from ? " from " + hint_where(f->name, *from) : std::string(" (--engine-version)")) +
               " is newer than any matrix attnsel knows (newest: " + to_string(*newest) + "); checked against the newest");
     } else if (from && a.format == "text" && !a.json) {
-      std::cerr << "attnsel: release " << key << " from " << hint_where(f->name, *from) << "\n";
+      std::cerr << "attnsel: release " << encode_value(key + " from " + hint_where(f->name, *from), OutputChannel::terminal)
+                << "\n";
     }
     return by_release[key] = *m;
   };
@@ -395,22 +463,27 @@ int run_check(const CheckArgs& a, bool after_separator) {
   writer_options.strict = a.strict;
   std::vector<std::unique_ptr<CheckWriter>> writers;
   std::size_t summary_budget = 0;
-  std::unique_ptr<std::ofstream> step_summary = format == CheckFormat::github ? open_step_summary(summary_budget) : nullptr;
+  std::unique_ptr<StepSummary> step_summary = format == CheckFormat::github ? open_step_summary(summary_budget) : nullptr;
   writer_options.step_summary = step_summary != nullptr;
+  set_output_channel(format == CheckFormat::json     ? OutputChannel::json
+                     : format == CheckFormat::github ? OutputChannel::github
+                                                     : OutputChannel::terminal,
+                     writer_options.render.color);
   writers.push_back(make_check_writer(format, std::cout, writer_options));
   if (step_summary) {
     CheckWriterOptions md = writer_options;
     md.max_bytes = summary_budget;
-    writers.push_back(make_check_writer(CheckFormat::markdown, *step_summary, md));
+    writers.push_back(make_check_writer(CheckFormat::markdown, *step_summary->out, md));
   }
   TeeWriter writer(std::move(writers));
   bool failed = false, any_skipped = false;
   auto check_all = [&](const std::vector<LaunchCommand>& commands, const std::shared_ptr<const Matrix>& matrix,
                        const std::string& gpus, const FileContext* context, std::string_view text) {
     const std::vector<CheckTarget>& targets = targets_for(gpus);
+    const FileLines lines(text);  // once per file, not per command
     for (const LaunchCommand& cmd : commands) {
       std::vector<CommandCheck> results = check_command(matrix, *catalog, cmd, targets, options);
-      if (!text.empty()) locate_columns(results, text);
+      if (!text.empty()) locate_columns(results, lines);
       failed = failed || std::any_of(results.begin(), results.end(), [&](const CommandCheck& c) { return c.fails(a.strict); });
       writer.command(results, context);
     }
@@ -430,8 +503,14 @@ int run_check(const CheckArgs& a, bool after_separator) {
   inputs.binary_skipped = binary;
   writer.finish(inputs);
   if (format == CheckFormat::json) std::cout << "\n";
-  if (step_summary && !*step_summary)
-    std::cerr << "attnsel: warning: writing GITHUB_STEP_SUMMARY failed: " << std::strerror(errno) << "\n";
+  bool summary_failed = false;
+  if (step_summary) {
+    step_summary->out->flush();
+    if (const int err = step_summary->buffer->finish(); err != 0) {
+      std::cerr << "attnsel: writing GITHUB_STEP_SUMMARY failed: " << std::strerror(err) << "\n";
+      summary_failed = true;
+    }
+  }
 
   const std::size_t commands = argv_commands.size() + [&] {
     std::size_t n = 0;
@@ -448,9 +527,9 @@ int run_check(const CheckArgs& a, bool after_separator) {
     std::cerr << "attnsel: no file to read in the given directories\n";
   }
 
-  if (!inputs.problems.empty()) return kUsage;
-  // A block that could not be read is a warning: --strict fails on it.
-  if (a.strict && (any_skipped || !inputs.warnings.empty())) return kInvalidPlan;
+  // An input or a block that could not be read: the verdict is incomplete, never a pass.
+  if (!inputs.problems.empty() || any_skipped || summary_failed) return kUsage;
+  if (a.strict && !inputs.warnings.empty()) return kInvalidPlan;
   return failed ? kInvalidPlan : kOk;
 }
 
@@ -486,6 +565,9 @@ Command add_check_command(CLI::App& app) {
                   "tag or a pinned pip install, else the newest matrix)");
   cmd->add_option("--stdin-filename", args->stdin_filename,
                   "the name standard input is reported under and read as (its format comes from the name)");
+  cmd->add_flag("--files", args->files_marker,
+                "every argument after it is a FILE or DIR, never an option (a file may be named --help or -); put it "
+                "last: attnsel check --gpu sm90 --files deploy/*");
   cmd->add_option("inputs", args->inputs,
                   "FILE or DIR... (directories are walked; - reads stdin, a shell script unless --stdin-filename "
                   "names another format), or -- COMMAND...");
@@ -497,6 +579,14 @@ Command add_check_command(CLI::App& app) {
     // CLI11 keeps the -- it saw among the subcommand's leftovers; everything after it is the command.
     // Bare flags need no -- to be told from file names.
     const std::vector<std::string> rest = cmd->remaining();
+    if (const auto& files = files_after_marker()) {
+      if (!args->inputs.empty() || !rest.empty())
+        throw Failure{kUsage, "with --files, every file goes after it (and no launch command after --): "
+                              "attnsel check --gpu sm90 --files FILE..."};
+      // Paths only: "-" is a file named -, not standard input.
+      for (const std::string& f : *files) args->inputs.push_back(f == "-" ? "./-" : f);
+      return run_check(*args, false);
+    }
     const bool after_separator = std::find(rest.begin(), rest.end(), "--") != rest.end() ||
                                  (!args->inputs.empty() && args->inputs.front().rfind("--", 0) == 0);
     return run_check(*args, after_separator);

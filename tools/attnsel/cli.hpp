@@ -11,13 +11,22 @@
 #include <CLI/CLI.hpp>
 
 #include "attnsel/catalog.hpp"
+#include "attnsel/encode.hpp"
 #include "attnsel/error.hpp"
 #include "attnsel/matrix.hpp"
 
 namespace attnsel::cli {
 
-// Documented in the README; CI pipelines depend on them.
+// Documented in the README; CI pipelines depend on them. kUsage is also a failed write (standard
+// output, the step summary): the output is incomplete, never a verdict.
 enum ExitCode : int { kOk = 0, kInvalidPlan = 1, kUsage = 2, kProbeFailed = 3 };
+
+// `attnsel check ... --files PATH...`: every argument after it is a path, never an option.
+inline constexpr std::string_view kFilesMarker = "--files";
+// The paths after --files (main() takes them out of argv before CLI11 parses it); nullopt without it.
+const std::optional<std::vector<std::string>>& files_after_marker();
+// How standard output is encoded from now on (check: its --format; the colours when kept).
+void set_output_channel(OutputChannel channel, bool keep_colors);
 
 // Thrown by commands, turned into "attnsel: message" on stderr and the exit code by main(); under
 // a JSON format also into an "error" document on stdout (docs/output.md).

@@ -4,6 +4,8 @@
 // Exit codes: 0 a valid plan, 1 no valid plan, 2 bad usage or input, 3 probing failed.
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <new>
 #include <iostream>
 #include <vector>
 
@@ -13,6 +15,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "attnsel/encode.hpp"
 #include "attnsel/input.hpp"
 #include "attnsel/profile.hpp"
 #include "attnsel/render.hpp"
@@ -101,7 +104,7 @@ void reject_unknown_subcommand(CLI::App& app, int argc, char** argv) {
 bool json_requested(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
-    if (arg == "--") return false;
+    if (arg == "--" || arg == kFilesMarker) return false;
     if (arg == "--json" || arg == "--format=json" || (arg == "--format" && i + 1 < argc && std::string_view(argv[i + 1]) == "json"))
       return true;
   }
@@ -120,9 +123,36 @@ void print_error_json(int code, const std::string& message, const std::optional<
   std::cout << render_json_document("error", body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) << "\n";
 }
 
+// The channel standard output is encoded for, once the options are known: JSON for --json or
+// --format json, workflow commands for --format github (check sets it itself), else text.
+OutputChannel parsed_output_channel(const std::vector<CLI::App*>& apps) {
+  for (const CLI::App* app : apps) {
+    if (!app->parsed()) continue;
+    if (const CLI::Option* j = app->get_option_no_throw("--json"); j && j->count() > 0) return OutputChannel::json;
+    if (const CLI::Option* f = app->get_option_no_throw("--format"); f && f->count() > 0) {
+      const std::string value = f->results().back();
+      if (value == "json") return OutputChannel::json;
+      if (value == "github") return OutputChannel::github;
+    }
+  }
+  return OutputChannel::terminal;
+}
+
+GuardedOutput* stdout_guard = nullptr;
+
+std::optional<std::vector<std::string>> files_after_marker_;
+
 }  // namespace
 
 void fail(const Error& e, int code) { throw Failure{code, e.describe(), e}; }
+
+void set_output_channel(OutputChannel channel, bool keep_colors) {
+  if (!stdout_guard) return;
+  stdout_guard->drain();  // what was written before is encoded as it was then
+  stdout_guard->encoder().set_channel(channel, keep_colors);
+}
+
+const std::optional<std::vector<std::string>>& files_after_marker() { return files_after_marker_; }
 
 bool use_color() {
   if (color_choice == "always") return true;
@@ -254,7 +284,9 @@ std::shared_ptr<const Catalog> catalog_or_fail() {
 
 }  // namespace attnsel::cli
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
   using namespace attnsel::cli;
   CLI::App app{"attnsel: pick and check attention backends for SGLang and vLLM before the model loads", "attnsel"};
   app.set_version_flag("--version", [] {  // the library's version and the built-in matrix's
@@ -296,6 +328,9 @@ int main(int argc, char** argv) {
       throw Failure{kUsage, std::string(e.what()) + "\nRun with --help for more information."};
     }
     reject_leftovers(apps, engine_flag_apps);
+    if (files_after_marker() && !app.get_subcommand("check")->parsed())
+      throw Failure{kUsage, std::string(kFilesMarker) + " belongs to `attnsel check`: the files to check follow it"};
+    set_output_channel(parsed_output_channel(apps), use_color());
     for (auto& command : commands)
       if (auto code = command()) return *code;
     return kOk;
@@ -304,4 +339,49 @@ int main(int argc, char** argv) {
     if (json) print_error_json(f.code, f.message, f.error);
     return f.code;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace attnsel;
+  using namespace attnsel::cli;
+  // `check ... --files A B`: every argument after --files is a path, never an option: CLI11 never
+  // sees them (a file named --help or --matrix=x is a file). Before any -- (a launch command).
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (arg == kFilesMarker) {
+      files_after_marker_.emplace(argv + i + 1, argv + argc);
+      argc = i;
+      break;
+    }
+  }
+  // Every byte written goes through the channel's encoder, and every write is checked.
+  GuardedOutput out(STDOUT_FILENO, json_requested(argc, argv) ? OutputChannel::json : OutputChannel::terminal);
+  GuardedOutput err(STDERR_FILENO, OutputChannel::terminal);
+  std::streambuf* const cout_buf = std::cout.rdbuf(&out);
+  std::streambuf* const cerr_buf = std::cerr.rdbuf(&err);
+  stdout_guard = &out;
+  int code = kUsage;
+  try {
+    code = run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "attnsel: out of memory\n";
+    code = kUsage;
+  }
+  std::cout.flush();
+  std::cerr.flush();
+  const int out_error = out.finish();
+  if (out_error != 0) {
+    std::cerr << "attnsel: writing standard output failed: " << std::strerror(out_error)
+              << "; the output is incomplete\n";
+    code = kUsage;
+  }
+  std::cerr.flush();
+  if (err.finish() != 0) code = kUsage;
+  stdout_guard = nullptr;
+  std::cout.rdbuf(cout_buf);
+  std::cerr.rdbuf(cerr_buf);
+  return code;
 }

@@ -199,8 +199,11 @@ Request build_request(const Catalog& catalog, const std::shared_ptr<const Matrix
   for (const CheckDiagnostic& d : prepared->findings) {
     if (d.diagnostic.severity == Severity::error || d.diagnostic.rule == "check.model-assumed") continue;
     const bool named = d.flag.empty() || d.diagnostic.message.find(d.flag) != std::string::npos;
-    std::cerr << fmt::format("note: {}{}\n", named ? std::string() : d.flag + (d.value.empty() ? "" : " " + d.value) + ": ",
-                             d.diagnostic.message);
+    std::cerr << "note: "
+              << encode_value((named ? std::string() : d.flag + (d.value.empty() ? "" : " " + d.value) + ": ") +
+                                  d.diagnostic.message,
+                              OutputChannel::terminal)
+              << "\n";
   }
   if (!prepared->ok()) throw Failure{kUsage, prepared->error_text()};
   return prepared->request;
