@@ -55,19 +55,22 @@ struct Verdict {
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
-// The matrix of a release: the built-in one, or with ATTNSEL_MATRIX_DIR=data the generation's file
-// read from that folder (edit data/, rerun, no rebuild).
+// The matrix of a release: the built-in one, or with ATTNSEL_MATRIX_DIR=data/engines/vllm the
+// generation's file as that folder's generations.json names it (edit data/, rerun, no rebuild).
 Result<std::shared_ptr<const Matrix>> matrix_for(const std::string& release) {
   static std::map<std::string, Result<std::shared_ptr<const Matrix>>> cache;
   if (auto it = cache.find(release); it != cache.end()) return it->second;
   auto parsed = parse_release(release);
   auto matrix = builtin_matrix("vllm", parsed);
-  if (const char* dir = std::getenv("ATTNSEL_MATRIX_DIR"); dir && matrix) {
-    auto generations = builtin_generations();
+  if (const char* dir = std::getenv("ATTNSEL_MATRIX_DIR"); dir && *dir) {
+    std::ifstream in(fs::path(dir) / "generations.json");
+    const json generations = json::parse(in);
     std::string file;
-    for (const auto& g : *generations)
-      if (g.engine == "vllm" && (!parsed || !(*parsed < g.since))) file = g.file;
-    matrix = load_matrix_file((fs::path(dir) / file).string());
+    for (const json& g : generations.at("generations")) {
+      const auto since = parse_release(g.at("since").get<std::string>());
+      if (since && (!parsed || !(*parsed < *since))) file = g.at("file").get<std::string>();
+    }
+    if (!file.empty()) matrix = load_matrix_file((fs::path(dir) / file).string());
   }
   return cache.emplace(release, matrix).first->second;
 }

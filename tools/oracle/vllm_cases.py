@@ -1,30 +1,16 @@
 """The space of cases the vLLM oracle runs: platforms and GPUs, model archetypes, flags."""
 from __future__ import annotations
 
+import json
+
 import os
+import random
 
-GPUS = {  # capability -> (device name, memory MiB)
-    "7.5": ("Tesla T4", 15360), "8.0": ("NVIDIA A100-SXM4-80GB", 81920), "8.6": ("NVIDIA RTX A6000", 49140),
-    "8.9": ("NVIDIA L40S", 46068), "9.0": ("NVIDIA H100 80GB HBM3", 81559), "10.0": ("NVIDIA B200", 183359),
-    "10.3": ("NVIDIA B300 SXM6 AC", 275040), "11.0": ("NVIDIA Thor", 125772),
-    "12.0": ("NVIDIA RTX PRO 6000 Blackwell Server Edition", 97887), "12.1": ("NVIDIA GB10", 122502),
-}
+import cases as sglang_cases  # the GPUs and model archetypes are shared with the SGLang oracle
 
-def hardware(platform, cap="9.0"):
-    if platform == "cuda":
-        name, mem = GPUS[cap]
-        return {"platform": "cuda", "capability": [int(x) for x in cap.split(".")], "cuda": "12.9",
-                "device_name": name, "memory_mib": mem, "packages": ["flashinfer"]}
-    if platform == "rocm":
-        return {"platform": "rocm", "capability": [9, 4], "gcn_arch": "gfx942", "device_name": "AMD Instinct MI300X",
-                "memory_mib": 196592, "packages": ["aiter"], "hip": "6.4.0"}
-    if platform == "xpu":
-        return {"platform": "xpu", "capability": [0, 0], "device_name": "Intel(R) Data Center GPU Max 1550",
-                "memory_mib": 65536, "packages": []}
-    return {"platform": "cpu", "capability": [0, 0], "device_name": "cpu", "memory_mib": 0, "packages": []}
 
 def engine_versions(src):
-    """The library versions the release pins (requirements/*.txt beside vllm/ when exported)."""
+    """The transformers the release runs with: 4.57 (the last 4.x), or 5 where vLLM refuses 4."""
     versions = {}
     tf = "4.57.1"  # the last transformers 4, which releases pinned below 5 ran with
     config = os.path.join(src, "vllm/transformers_utils/config.py")
@@ -32,10 +18,6 @@ def engine_versions(src):
         tf = "5.14.1"  # vLLM refuses transformers 4 from here on
     versions["transformers"] = tf
     return {"versions": versions, "transformers_version": tf}
-
-import random  # noqa: E402
-
-import cases as sglang_cases  # noqa: E402  (the GPUs and model archetypes are shared)
 
 SEED = 20261126
 
@@ -65,9 +47,9 @@ def models():
     return out
 
 def write_models(folder):
+    """The vLLM-only archetypes' config.json files (tests/oracle/vllm/models), for attnsel to read."""
     os.makedirs(folder, exist_ok=True)
     for name, config in EXTRA_MODELS.items():
-        import json
         with open(os.path.join(folder, f"{name}.json"), "w") as f:
             json.dump(config, f, indent=1, sort_keys=True)
             f.write("\n")

@@ -430,7 +430,12 @@ def run_case(case, src_root):
             stage = "block_size"
             from vllm.platforms import current_platform
             if hasattr(type(current_platform), "update_block_size_for_backend"):
-                type(current_platform)._find_non_ssm_backend = classmethod(lambda cls, cfg: backend_cls)
+                # The model's attention layers, as the block-size resolution looks them up
+                # (get_layers_from_vllm_config over the forward context): one layer, whose backend
+                # is the one just selected. No model is built on the fake machine.
+                import vllm.config.vllm as config_vllm
+                layer = types.SimpleNamespace(get_attn_backend=lambda: backend_cls)
+                config_vllm.get_layers_from_vllm_config = lambda *a, **k: {"model.layers.0.self_attn.attn": layer}
                 current_platform.update_block_size_for_backend(vllm_config)
         answer = {"ok": True, "backend": name, "block_size": vllm_config.cache_config.block_size,
                   "kv_cache_dtype": vllm_config.cache_config.cache_dtype,
@@ -463,7 +468,8 @@ def debug_main():
     fakeenv.pin(_hw_case(dict(hw)))
     prepare(os.path.abspath(a.src), hw["platform"])
     _PARSER.append(_parser())
-    case = {"argv": ["--model", a.model] + a.rest, "archetype": json.loads(a.arch)}
+    rest = a.rest[1:] if a.rest[:1] == ["--"] else a.rest
+    case = {"argv": ["--model", a.model] + rest, "archetype": json.loads(a.arch)}
     print(json.dumps(run_case(case, os.path.abspath(a.src)), indent=1, default=str))
 
 
