@@ -93,7 +93,7 @@ Result<std::shared_ptr<const Matrix>> engine_matrix(const std::string& engine, c
   if (!m) {
     Error e = m.error();
     if (e.where == "--engine") e.where = "engine";
-    if (e.where == "--sglang-version") e.where = "engine_version";
+    if (e.where == "--engine-version") e.where = "engine_version";
     return e;
   }
   return m;

@@ -226,6 +226,7 @@ class Preparation {
     }
     kv_dtype();
     page_size();
+    tensor_parallel();
     speculative();
     request_.deterministic = args_.flag("deterministic") != nullptr;
     request_.disable_radix_cache = args_.flag("disable_radix_cache") != nullptr;
@@ -515,6 +516,24 @@ class Preparation {
     add("check.unknown-kv-dtype", Severity::error,
         fmt::format("unknown KV cache dtype: {} would exit with 'invalid choice'; valid: {}", profile_.title, kv_dtype_names()),
         vocabulary ? vocabulary->source : args_.grammar->source, v);
+  }
+
+  // Tensor parallelism splits the attention heads across the GPUs: a head count the TP size does not
+  // divide is refused at start-up (vLLM: ModelConfig.verify_with_parallel_config; SGLang: the
+  // model config's same check). Known only when the model came with its config.json.
+  void tensor_parallel() {
+    const Value* v = usable("tp");
+    if (!v || !request_.model.num_attention_heads) return;
+    const auto tp = parse_int(v->text);
+    if (!tp || *tp < 1) return;
+    const int heads = *request_.model.num_attention_heads;
+    if (heads % *tp == 0) return;
+    add("check.tp-heads", Severity::error,
+        fmt::format("{} refuses this: the model's {} attention heads are not divisible by the tensor parallel size {}",
+                    profile_.title, heads, *tp),
+        "vllm-project/vllm vllm/config/model.py@48ebd6f2f ModelConfig.verify_with_parallel_config: 'Total number of "
+        "attention heads ({}) must be divisible by tensor parallel size ({})'",
+        v);
   }
 
   void page_size() {

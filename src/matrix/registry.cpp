@@ -161,7 +161,8 @@ Result<std::shared_ptr<const Matrix>> builtin_matrix(std::string_view engine, st
     return Error{ErrorCode::invalid_argument,
                  fmt::format("{} {} is older than every matrix attnsel has (the oldest describes {} from {})", engine,
                              to_string(*release), engine, to_string(oldest->since)),
-                 "--sglang-version", {}, {}};
+                 // The option every engine shares (--sglang-version and --vllm-version are its aliases).
+                 "--engine-version", {}, {}};
   return builtin_matrix_file(pick->file);
 }
 

@@ -511,9 +511,24 @@ REAL_FIND_SPEC = importlib.util.find_spec
 REAL_VERSION = importlib.metadata.version
 
 
+# Added for engines other than SGLang (empty by default, so SGLang's fake machine is unchanged):
+# ENGINE_TOPS are engine packages never stubbed; EXTENSIONS are compiled modules of the engine that
+# import as inert stubs without a probe (the engine's image ships them); NOT_INSTALLED are modules
+# that fail to import on every case (platform plugins of machines that are not this one).
+ENGINE_TOPS: set = set()
+EXTENSIONS: set = set()
+NOT_INSTALLED: set = set()
+
+
 class _CatchAll(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
         top = name.split(".")[0]
+        if name in EXTENSIONS or any(name.startswith(e + ".") for e in EXTENSIONS):
+            return importlib.machinery.ModuleSpec(name, _StubLoader(), is_package=True)
+        if top in NOT_INSTALLED or name in NOT_INSTALLED:
+            return None
+        if top in ENGINE_TOPS:
+            return None
         if top == "sglang" or top in sys.stdlib_module_names:
             return None  # the engine's own modules and the standard library are never stubbed
         if top in KERNEL_PACKAGES and top not in CASE.get("packages", ()):
