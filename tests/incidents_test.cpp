@@ -52,9 +52,10 @@ const json& expectations() {
 const std::map<std::string, json>& advisories() {
   static const std::map<std::string, json> m = [] {
     std::map<std::string, json> out;
-    for (const char* engine : {"sglang", "vllm"})
-      for (const json& a : read_json(std::string("data/engines/") + engine + "/advisories.json")["advisories"])
-        out[a["id"].get<std::string>()] = a;
+    for (const char* engine : {"sglang", "vllm"}) {
+      const json doc = read_json(std::string("data/engines/") + engine + "/advisories.json");
+      for (const json& a : doc["advisories"]) out[a["id"].get<std::string>()] = a;
+    }
     return out;
   }();
   return m;

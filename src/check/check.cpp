@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "advisory/check_advisories.hpp"
 #include "core/suggest.hpp"
 #include "render/text_util.hpp"
 
@@ -894,6 +895,7 @@ std::vector<CommandCheck> check_command(const std::shared_ptr<const Matrix>& llm
         c.findings.push_back(std::move(d));
       }
     }
+    detail::add_advisory_findings(*matrix, command, prep.args(), options.release.value_or(""), c);
     out.push_back(std::move(c));
   }
   return out;
