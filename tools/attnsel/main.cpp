@@ -273,6 +273,7 @@ int main(int argc, char** argv) {
   std::vector<CLI::App*> engine_flag_apps = {&app};
   commands.push_back(add_select_commands(app, engine_flag_apps));
   commands.push_back(add_completion_command(app));
+  commands.push_back(add_advisories_command(app));
 
   std::vector<CLI::App*> apps;
   collect_apps(&app, apps);
