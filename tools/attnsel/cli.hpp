@@ -17,7 +17,7 @@
 namespace attnsel::cli {
 
 // Documented in the README; CI pipelines depend on them.
-enum ExitCode : int { kOk = 0, kInvalidPlan = 1, kUsage = 2, kProbeFailed = 3 };
+enum ExitCode : int { kOk = 0, kInvalidPlan = 1, kUsage = 2, kProbeFailed = 3, kNotJudged = 4 };
 
 // Thrown by commands, turned into "attnsel: message" on stderr and the exit code by main(); under
 // a JSON format also into an "error" document on stdout (docs/output.md).
