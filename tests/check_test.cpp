@@ -68,9 +68,16 @@ LaunchCommand argv_command(const Args& argv) {
   return cmd.ok() ? *cmd : LaunchCommand{};
 }
 
+// The matrix's findings alone: these tests pin them exactly; advisories (known bugs, whose findings
+// change as the data grows) are tested in advisory_test and incidents_test.
+CheckOptions without_advisories(CheckOptions o) {
+  o.advisories = false;
+  return o;
+}
+
 // One command-line command for one GPU.
 CommandCheck check_one(const Args& argv, const std::string& gpu, const CheckOptions& options = {}) {
-  auto results = check_command(matrix(), catalog(), argv_command(argv), targets(gpu), options);
+  auto results = check_command(matrix(), catalog(), argv_command(argv), targets(gpu), without_advisories(options));
   EXPECT_EQ(results.size(), 1u);
   return results.empty() ? CommandCheck{} : results.front();
 }
@@ -83,7 +90,7 @@ std::vector<CommandCheck> check_file(const std::string& name, const std::string&
   if (!found.ok()) return out;
   const auto t = targets(gpus);
   for (const auto& cmd : *found) {
-    auto r = check_command(m ? m : matrix(), catalog(), cmd, t, options);
+    auto r = check_command(m ? m : matrix(), catalog(), cmd, t, without_advisories(options));
     out.insert(out.end(), r.begin(), r.end());
   }
   return out;
@@ -161,7 +168,7 @@ TEST(CheckSeed001, EveryExampleOnItsGpu) {
   for (std::size_t i = 0; i < want.size(); ++i) {
     SCOPED_TRACE("seed example #" + std::to_string(i + 1) + " on " + gpus[i]);
     ASSERT_EQ(gpus[i], want[i].gpu);
-    const auto results = check_command(matrix(), catalog(), (*found)[i], targets(gpus[i]));
+    const auto results = check_command(matrix(), catalog(), (*found)[i], targets(gpus[i]), without_advisories({}));
     ASSERT_EQ(results.size(), 1u);
     const CommandCheck& c = results[0];
     EXPECT_EQ(c.verdict(), want[i].verdict);
@@ -244,7 +251,7 @@ TEST(CheckWrongGpu, Fa4OnHopperWithoutAPageSize) {
   const auto results = check_command(matrix(), catalog(),
                                      argv_command({"sglang", "serve", "meta-llama/Meta-Llama-3.1-8B-Instruct",
                                                    "--attention-backend", "fa4"}),
-                                     targets("sm90,sm100"));
+                                     targets("sm90,sm100"), without_advisories({}));
   ASSERT_EQ(results.size(), 2u);
   const CheckDiagnostic* d = find(results[0], "check.page-size-unset");
   ASSERT_NE(d, nullptr);
@@ -270,7 +277,7 @@ TEST(CheckTargets, AScriptFineOnOneGpuAndNotTheOther) {
   const auto results = check_command(matrix(), catalog(),
                                      argv_command({"python3", "-m", "sglang.launch_server", "--model-path",
                                                    "deepseek-ai/DeepSeek-V3", "--attention-backend", "trtllm_mla"}),
-                                     targets("sm90,sm100"));
+                                     targets("sm90,sm100"), without_advisories({}));
   ASSERT_EQ(results.size(), 2u);
   EXPECT_EQ(results[0].target.label, "sm90");
   EXPECT_EQ(results[0].verdict(), Verdict::error);
@@ -281,7 +288,7 @@ TEST(CheckTargets, AScriptFineOnOneGpuAndNotTheOther) {
   const auto fa3 = check_command(matrix(), catalog(),
                                  argv_command({"--model", "meta-llama/Meta-Llama-3.1-8B-Instruct", "--attention-backend",
                                                "fa3", "--page-size", "16"}),
-                                 targets("H100,B200"));
+                                 targets("H100,B200"), without_advisories({}));
   ASSERT_EQ(fa3.size(), 2u);
   EXPECT_EQ(fa3[0].verdict(), Verdict::clean);
   EXPECT_EQ(fa3[1].verdict(), Verdict::error);
@@ -379,15 +386,21 @@ TEST(CheckNames, BackendOfAnotherSlotSaysSo) {
   EXPECT_TRUE(contains(find(c, "args.choice")->diagnostic.message, "('flashmla_kv' is a DSA sparse backend)"));
 }
 
-// What SGLang accepts and attnsel has no data for is a note, never an error: nothing is judged.
+// What SGLang accepts and attnsel has no data for is not judged, and says so: a warning of its own
+// (select.not-judged; --strict fails on it), no plan with another backend in its place.
 TEST(CheckNames, UpstreamBackendAttnselHasNoDataFor) {
   const CommandCheck c = check_one({"--model", "meta-llama/Meta-Llama-3.1-8B-Instruct", "--attention-backend", "hpc_ops"},
                                    "sm90");
-  EXPECT_EQ(c.verdict(), Verdict::clean);
+  EXPECT_EQ(c.verdict(), Verdict::warning);
+  EXPECT_FALSE(c.judged());
+  EXPECT_FALSE(c.fails(false));
+  EXPECT_TRUE(c.fails(true));
   EXPECT_FALSE(c.selection);
-  const CheckDiagnostic* d = find(c, "check.not-modelled");
+  const CheckDiagnostic* d = find(c, "select.not-judged");
   ASSERT_NE(d, nullptr);
-  EXPECT_EQ(d->diagnostic.severity, Severity::info);
+  EXPECT_EQ(d->diagnostic.severity, Severity::warning);
+  EXPECT_EQ(d->flag, "--attention-backend");
+  EXPECT_EQ(d->value, "hpc_ops");
   EXPECT_TRUE(contains(d->diagnostic.message, "SGLang accepts this attention backend, but attnsel's matrix has no data for it"));
 }
 
@@ -416,10 +429,11 @@ TEST(CheckNames, KvCacheDtypes) {
   for (const char* upstream : {"mxfp8", "nvfp4", "fp4_mx_block16"}) {
     const CommandCheck c = with(upstream);
     SCOPED_TRACE(upstream);
-    EXPECT_EQ(c.verdict(), Verdict::clean);
+    EXPECT_EQ(c.verdict(), Verdict::warning);
+    EXPECT_FALSE(c.judged());
     EXPECT_FALSE(c.selection);
     ASSERT_EQ(c.findings.size(), 1u);
-    EXPECT_EQ(c.findings[0].diagnostic.rule, "check.not-modelled");
+    EXPECT_EQ(c.findings[0].diagnostic.rule, "select.not-judged");
     EXPECT_TRUE(contains(c.findings[0].diagnostic.message, "SGLang accepts this KV cache dtype, but attnsel's matrix has no data for it"));
   }
 }
@@ -1245,8 +1259,14 @@ TEST_F(CheckCli, StrictFailsOnWarnings) {
 TEST_F(CheckCli, Files) {
   CliRun r = run("check --gpu sm90,sm100 --format github launch.sh");
   EXPECT_EQ(r.code, 1);
-  // The CLI checks against the newest generation.
-  std::vector<CommandCheck> want = check_file("launch.sh", "sm90,sm100", {}, *builtin_matrix());
+  // The CLI checks against the newest generation, with the advisories.
+  std::vector<CommandCheck> want;
+  const auto found = find_launch_commands(read_file(kFixtures + "launch.sh"), "launch.sh");
+  ASSERT_TRUE(found.ok());
+  for (const auto& cmd : *found) {
+    auto r = check_command(*builtin_matrix(), catalog(), cmd, targets("sm90,sm100"));
+    want.insert(want.end(), r.begin(), r.end());
+  }
   locate_columns(want, read_file(kFixtures + "launch.sh"));
   EXPECT_EQ(r.out, render_check_github(want));
   EXPECT_TRUE(contains(r.out, "::error file=launch.sh,line=15,col=70,endLine=15,endColumn=89,title=")) << r.out;

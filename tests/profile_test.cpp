@@ -156,9 +156,11 @@ TEST_F(SyntheticEngine, ChecksCommandsFoundWithItsLaunchers) {
   EXPECT_EQ(last.selection->request.kv_cache_dtype, KvCacheDtype::fp8_e4m3);
   EXPECT_EQ(last.selection->page.page_size, 64);
 
-  // Accepted by the engine, unknown to the matrix: a note, never an error.
-  EXPECT_EQ(check((*found)[2]), (Findings{"check.not-modelled@5", "check.model-assumed@5"}));
-  EXPECT_FALSE(last.fails(true));
+  // Accepted by the engine, unknown to the matrix: not judged, a warning (--strict fails on it).
+  EXPECT_EQ(check((*found)[2]), (Findings{"select.not-judged@5", "check.model-assumed@5"}));
+  EXPECT_FALSE(last.judged());
+  EXPECT_FALSE(last.fails(false));
+  EXPECT_TRUE(last.fails(true));
 
   // The alias names the engine's algorithm; the width comes from its automatic choice (2), which
   // the fast kernel cannot verify.

@@ -71,6 +71,8 @@ struct CheckOptions {
   bool topk_implies_speculative = false;
   // A model attnsel cannot resolve is an error rather than a note (`check --unknown-model error`).
   bool unknown_model_error = false;
+  // Match the built-in advisories (known engine bugs, docs/advisories.md): findings advisory.<ID>.
+  bool advisories = true;
 };
 
 enum class Verdict : std::uint8_t { clean, warning, error };
@@ -114,6 +116,9 @@ struct CommandCheck {
   std::vector<std::string> passed_over;  // flags read and knowingly not judged (--tp, --mm-attention-backend ...)
 
   Verdict verdict() const;
+  // False when a choice of the command (an explicit backend, a KV dtype) is one the matrix has no data
+  // for: the command is then not judged (finding select.not-judged), whatever its verdict says.
+  ATTNSEL_API bool judged() const;
   // True when the check fails: any error, or any warning under --strict.
   ATTNSEL_API bool fails(bool strict) const;
   // Every finding, the check's own first, then the selection's errors, warnings and notes.

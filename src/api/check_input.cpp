@@ -34,6 +34,16 @@ Diagnostic remark(Severity severity, std::string rule, std::string message, std:
   return d;
 }
 
+// The oldest release a built-in generation of `engine` describes.
+std::optional<ReleaseVersion> oldest_generation(const std::string& engine) {
+  auto generations = builtin_generations();
+  if (!generations) return std::nullopt;
+  std::optional<ReleaseVersion> oldest;
+  for (const MatrixGeneration& g : *generations)
+    if (g.engine == engine && (!oldest || g.since < *oldest)) oldest = g.since;
+  return oldest;
+}
+
 std::string hint_where(const std::string& file, const ContextHint& h) {
   return fmt::format("{}:{} ({}: {})", file, h.line, h.source, h.text);
 }
@@ -111,8 +121,25 @@ Result<CheckReport> check_input(const std::shared_ptr<const Matrix>& matrix, con
   if (release) {
     const std::string key = to_string(*release);
     auto m = builtin_matrix(engine, *release);
+    // A release older than every generation is still judged, against the oldest matrix with a
+    // warning: its launch grammar and its advisories apply, where refusing the release would leave
+    // the command unjudged (issue 22).
+    const std::optional<ReleaseVersion> oldest = m ? std::nullopt : oldest_generation(engine);
+    const bool older = oldest && *release < *oldest;
+    if (older) m = builtin_matrix(engine, *oldest);
     if (!m && !from) return m.error();
-    if (!m) {
+    if (m && older) {
+      judged = *m;
+      report.release = key;
+      options.release = key;
+      report.remarks.push_back(remark(
+          Severity::warning, "check.release-older",
+          fmt::format("release {}{} is older than every matrix attnsel has (the oldest describes {} from {}); the "
+                      "backends are judged against that one, the launch grammar and the advisories for {}",
+                      key, from ? " from " + hint_where(report.file, *from) : std::string(" (--engine-version)"),
+                      engine, to_string(*oldest), key),
+          from ? from->source : std::string("--engine-version")));
+    } else if (!m) {
       report.remarks.push_back(remark(Severity::warning, "check.release-unknown",
                                       fmt::format("{}: {}; checked against the newest matrix",
                                                   hint_where(report.file, *from), m.error().message),

@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 
 #include "check/python_values.hpp"
+#include "advisory/check_advisories.hpp"
 #include "core/suggest.hpp"
 #include "render/text_util.hpp"
 
@@ -485,9 +486,10 @@ class Preparation {
     return std::nullopt;
   }
 
-  // What the engine accepts and attnsel has no data for: a note, and no judgement of the command.
+  // What the engine accepts and attnsel has no data for: the choice stays as written, unjudged, with a
+  // finding of its own (a warning; an error under --strict), and no other backend is planned in its place.
   void unmodelled(std::string message, const Value* where) {
-    add("check.not-modelled", Severity::info, std::move(message),
+    add("select.not-judged", options_.strict ? Severity::error : Severity::warning, std::move(message),
         fmt::format("{} ({})", args_.grammar->source, m_.info().source), where);
     plannable_ = false;
   }
@@ -804,6 +806,12 @@ Verdict CommandCheck::verdict() const {
   return v;
 }
 
+bool CommandCheck::judged() const {
+  for (const CheckDiagnostic* d : all())
+    if (d->diagnostic.rule == "select.not-judged") return false;
+  return true;
+}
+
 bool CommandCheck::fails(bool strict) const {
   const Verdict v = verdict();
   return v == Verdict::error || (strict && v == Verdict::warning);
@@ -960,6 +968,7 @@ std::vector<CommandCheck> check_command(const std::shared_ptr<const Matrix>& llm
         c.findings.push_back(std::move(d));
       }
     }
+    if (options.advisories) detail::add_advisory_findings(*matrix, command, prep.args(), options.release.value_or(""), c);
     out.push_back(std::move(c));
   }
   return out;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <set>
 
+#include "advisory/check_advisories.hpp"
 #include "attnsel/launch_args.hpp"
 #include "check/launch_internal.hpp"
 
@@ -203,6 +204,8 @@ void find_environment(std::string_view text, const std::vector<PhysicalLine>& li
   std::vector<std::pair<std::string, std::string>> variables;  // name, engine
   for (const auto& profile : builtin_profiles())
     for (const auto& b : profile->environment) variables.emplace_back(b.variable, profile->engine);
+  for (const auto& v : detail::advisory_environment())
+    if (std::find(variables.begin(), variables.end(), v) == variables.end()) variables.push_back(v);  // what advisories condition on
   if (variables.empty()) return;
   auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
   // A setting names its variable on its own line.

@@ -367,6 +367,8 @@ std::string text_block(const CommandCheck* begin, const CommandCheck* end, const
     } else if (c.selection && c.selection->ok()) {
       out += fmt::format("    {}  {}\n", st.bold("runs "), one_line(plan_text(*c.selection)));
       out += fmt::format("    {}  {}\n", st.bold("flags"), one_line(join_words(c.selection->flags())));
+    } else if (!c.judged()) {
+      out += fmt::format("    {}\n", st.yellow("not judged: attnsel has no data for a choice as written (see above)"));
     } else if (!c.selection) {
       out += fmt::format("    {}\n", st.dim("not planned (see above)"));
     }
@@ -407,6 +409,7 @@ json command_json(const CommandCheck& c) {
   j["command"] = command_text(c.command);
   j["args"] = c.command.args;
   j["verdict"] = std::string(name_of(c.verdict()));
+  j["judged"] = c.judged();
   json findings = json::array();
   for (const auto& d : c.findings) findings.push_back(diagnostic_json(d));
   j["check_findings"] = findings;

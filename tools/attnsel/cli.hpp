@@ -19,7 +19,7 @@ namespace attnsel::cli {
 
 // Documented in the README; CI pipelines depend on them. kUsage is also a failed write (standard
 // output, the step summary): the output is incomplete, never a verdict.
-enum ExitCode : int { kOk = 0, kInvalidPlan = 1, kUsage = 2, kProbeFailed = 3 };
+enum ExitCode : int { kOk = 0, kInvalidPlan = 1, kUsage = 2, kProbeFailed = 3, kNotJudged = 4 };
 
 // `attnsel check ... --files PATH...`: every argument after it is a path, never an option.
 inline constexpr std::string_view kFilesMarker = "--files";
@@ -93,6 +93,7 @@ Command add_matrix_command(CLI::App& app);
 Command add_probe_command(CLI::App& app);
 Command add_versions_commands(CLI::App& app);  // `matrix --versions`, `matrix diff`: after add_matrix_command
 Command add_check_command(CLI::App& app);  // `attnsel check`: launch commands, scripts and manifests
-Command add_completion_command(CLI::App& app);  // `attnsel completion bash|zsh|fish`, `attnsel man`
+Command add_completion_command(CLI::App& app);
+Command add_advisories_command(CLI::App& app);  // `attnsel advisories`: the known engine bugs  // `attnsel completion bash|zsh|fish`, `attnsel man`
 
 }  // namespace attnsel::cli

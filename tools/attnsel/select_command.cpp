@@ -196,6 +196,12 @@ Request build_request(const Catalog& catalog, const std::shared_ptr<const Matrix
   o.read_config = [](const std::string& path, const LaunchCommand&) { return read_input_file(path); };
   auto prepared = prepare_select(matrix, catalog, o);
   if (!prepared) fail(prepared.error());
+  // A choice the matrix has no data for is not judged: no plan, rather than another backend in its place.
+  for (const CheckDiagnostic& d : prepared->findings)
+    if (d.diagnostic.rule == "select.not-judged")
+      throw Failure{kNotJudged, fmt::format("not judged [select.not-judged]: {}{}; attnsel plans no other choice in its place",
+                                            d.flag.empty() ? std::string() : d.flag + " " + d.value + ": ",
+                                            d.diagnostic.message)};
   for (const CheckDiagnostic& d : prepared->findings) {
     if (d.diagnostic.severity == Severity::error || d.diagnostic.rule == "check.model-assumed") continue;
     const bool named = d.flag.empty() || d.diagnostic.message.find(d.flag) != std::string::npos;

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <string>
 
+#include "attnsel/advisory.hpp"
 #include "matrix/image.hpp"
 
 int main(int argc, char** argv) {
@@ -20,6 +21,13 @@ int main(int argc, char** argv) {
   if (!blob) {
     std::cerr << "attnsel_matrix_image: the built-in data is invalid: " << blob.error().describe() << "\n";
     return 1;
+  }
+  // The advisories are parsed at run time, but invalid ones fail the build here too.
+  for (const std::string& engine : attnsel::advisory_engines()) {
+    if (auto advisories = attnsel::builtin_advisories(engine); !advisories) {
+      std::cerr << "attnsel_matrix_image: the built-in advisories are invalid: " << advisories.error().describe() << "\n";
+      return 1;
+    }
   }
 
   std::string text =
