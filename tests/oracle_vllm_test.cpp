@@ -6,7 +6,7 @@
 //   - vLLM accepts        -> attnsel must accept, with the same backend and block size;
 //   - the harness could not carry the case (ok: null) -> not compared, counted;
 //   - a platform attnsel's catalog cannot name (XPU, CPU) -> not compared, counted;
-//   - attnsel accepts but says it has no data for the command (check.not-modelled: a KV cache dtype
+//   - attnsel accepts but says it has no data for the command (select.not-judged: a KV cache dtype
 //     its matrix does not describe) -> not a verdict, counted.
 // VLLM_ATTENTION_BACKEND in a case's environment is given to attnsel as the profile's environment
 // binding reads it (attention.all), since `select` has no environment of its own.
@@ -30,6 +30,7 @@
 #include "attnsel/matrix.hpp"
 #include "attnsel/select_options.hpp"
 #include "attnsel/selection.hpp"
+#include "oracle_compare.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -44,16 +45,10 @@ const fs::path kOracleDir = [] {
 }();
 
 // What attnsel says about one case, in the oracle's terms.
-struct Verdict {
-  bool ok = false;
-  std::string prefill, decode;
-  int page_size = 0;
-  std::string why;   // the first error, when refused
-  std::string rule;  // its rule id
-  bool not_judged = false;  // attnsel says it has no data for the command (check.not-modelled)
-};
-
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+using oracle::Allowed;
+using oracle::Verdict;
+using oracle::classify;
+using oracle::first_line;
 
 // The matrix of a release: the built-in one, or with ATTNSEL_MATRIX_DIR=data/engines/vllm the
 // generation's file as that folder's generations.json names it (edit data/, rerun, no rebuild).
@@ -119,7 +114,7 @@ Verdict attnsel_verdict(const Catalog& catalog, const json& header, const json& 
     return v;
   }
   for (const CheckDiagnostic& f : prepared->findings)
-    if (f.diagnostic.rule == "check.not-modelled") v.not_judged = true;
+    if (f.diagnostic.rule == "select.not-judged") v.not_judged = true;
   if (!prepared->ok()) {
     v.why = "flags: " + first_line(prepared->error_text());
     if (const CheckDiagnostic* e = prepared->first_error()) v.rule = e->diagnostic.rule;
@@ -134,81 +129,9 @@ Verdict attnsel_verdict(const Catalog& catalog, const json& header, const json& 
     v.why = "select: " + selection.error().message;
     return v;
   }
-  const auto name = [&](Phase p) {
-    const BackendId id = selection->backend(p);
-    return id == kNoBackend ? std::string() : selection->name(id);
-  };
-  v.prefill = name(Phase::prefill);
-  v.decode = name(Phase::decode);
-  v.page_size = selection->page.page_size;
-  v.ok = selection->ok();
-  if (!v.ok) {
-    const Diagnostic d = selection->describe(selection->errors.front());
-    v.why = first_line(d.message);
-    v.rule = d.rule;
-    return v;
-  }
-  // The engine's own choice cannot run this: the command as written fails there, whatever
-  // backend attnsel names in its place (select.default-fails).
-  for (const Finding& f : selection->warnings) {
-    const Diagnostic d = selection->describe(f);
-    if (d.rule == "select.default-fails") {
-      v.ok = false;
-      v.why = first_line(d.message);
-      v.rule = d.rule;
-    }
-  }
+  oracle::read_selection(*selection, v);
   return v;
 }
-
-// One backend under two names: the engine's (an alias in the matrix, "nsa") and attnsel's ("dsa").
-bool same_backend(const Matrix& m, const std::string& engine, const std::string& ours) {
-  if (engine == ours) return true;
-  const auto id = m.find_backend(engine, 0);
-  return id && m.backend(*id).name == ours;
-}
-
-// The disagreement classes; "accepts-refused" is never allowed.
-std::string classify(const Matrix& m, const json& c, const Verdict& v) {
-  const bool engine_ok = c.at("ok").get<bool>();
-  if (!engine_ok) return v.ok ? "accepts-refused" : "";
-  if (!v.ok) return "refuses-accepted";
-  const json& r = c.at("resolved");
-  const auto str = [&](const char* k) { return r.contains(k) && r[k].is_string() ? r[k].get<std::string>() : ""; };
-  if (!same_backend(m, str("prefill"), v.prefill) || !same_backend(m, str("decode"), v.decode)) return "different-backend";
-  if (r.contains("page_size") && r["page_size"].is_number() && r["page_size"].get<int>() != v.page_size)
-    return "different-page-size";
-  return "";
-}
-
-// An allowlist entry matches a disagreement by release (or "*"), class, and any of the case's
-// fields it names (gpu, model, flags as one string, cuda).
-struct Allowed {
-  json entry;
-  int used = 0;
-  bool matches(const std::string& release, const std::string& cls, const std::string& rule, const json& c) const {
-    if (entry.value("class_of_disagreement", "") != cls) return false;
-    const auto releases = entry.value("releases", std::vector<std::string>{"*"});
-    if (std::find(releases.begin(), releases.end(), "*") == releases.end() &&
-        std::find(releases.begin(), releases.end(), release) == releases.end())
-      return false;
-    if (entry.contains("attnsel_rule") && entry["attnsel_rule"] != rule) return false;
-    for (const char* key : {"gpu", "model", "cuda", "platform"}) {
-      if (!entry.contains(key)) continue;
-      const auto want = entry[key].get<std::vector<std::string>>();
-      const std::string have = c.value(key, "");
-      if (std::find(want.begin(), want.end(), have) == want.end()) return false;
-    }
-    if (entry.contains("flags_contain")) {
-      std::string flags;
-      for (const auto& f : c.at("flags")) flags += " " + f.get<std::string>();
-      flags += " ";
-      for (const auto& needle : entry["flags_contain"])
-        if (flags.find(" " + needle.get<std::string>() + " ") == std::string::npos) return false;
-    }
-    return true;
-  }
-};
 
 struct Tally {
   int cases = 0, compared = 0, agree = 0, allowed = 0, not_run = 0, no_device = 0, not_judged = 0;

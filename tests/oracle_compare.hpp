@@ -1,0 +1,114 @@
+// What the oracle tests (oracle_test.cpp for SGLang, oracle_vllm_test.cpp for vLLM) share: attnsel's
+// verdict on one case, its disagreement class against the engine's answer, and allowlist matching.
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "attnsel/matrix.hpp"
+#include "attnsel/selection.hpp"
+
+namespace attnsel::oracle {
+
+using nlohmann::json;
+
+// attnsel's answer to one case.
+struct Verdict {
+  bool ok = false;
+  std::string prefill, decode;
+  int page_size = 0;
+  std::string why;          // the first error, when refused
+  std::string rule;         // its rule id
+  bool not_judged = false;  // attnsel says it has no data for the command (select.not-judged)
+};
+
+inline std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+// The verdict a selection gives: backends, page size, and whether the command as written runs.
+inline void read_selection(const Selection& selection, Verdict& v) {
+  const auto name = [&](Phase p) {
+    const BackendId id = selection.backend(p);
+    return id == kNoBackend ? std::string() : selection.name(id);
+  };
+  v.prefill = name(Phase::prefill);
+  v.decode = name(Phase::decode);
+  v.page_size = selection.page.page_size;
+  v.ok = selection.ok();
+  if (!v.ok) {
+    // The cause rather than its consequence: a rule that refused every backend, before "no backend".
+    const Finding* cause = &selection.errors.front();
+    for (const Finding& f : selection.errors)
+      if (selection.describe(f).rule != "select.no-backend") {
+        cause = &f;
+        break;
+      }
+    const Diagnostic d = selection.describe(*cause);
+    v.why = first_line(d.message);
+    v.rule = d.rule;
+    return;
+  }
+  // The engine's own choice cannot run this: the command as written fails there, whatever
+  // backend attnsel names in its place (select.default-fails).
+  for (const Finding& f : selection.warnings) {
+    const Diagnostic d = selection.describe(f);
+    if (d.rule == "select.default-fails") {
+      v.ok = false;
+      v.why = first_line(d.message);
+      v.rule = d.rule;
+    }
+  }
+}
+
+// One backend under two names: the engine's (an alias in the matrix, "nsa") and attnsel's ("dsa").
+inline bool same_backend(const Matrix& m, const std::string& engine, const std::string& ours) {
+  if (engine == ours) return true;
+  const auto id = m.find_backend(engine, 0);
+  return id && m.backend(*id).name == ours;
+}
+
+// The disagreement classes; "accepts-refused" is never allowed.
+inline std::string classify(const Matrix& m, const json& c, const Verdict& v) {
+  const bool engine_ok = c.at("ok").get<bool>();
+  if (!engine_ok) return v.ok ? "accepts-refused" : "";
+  if (!v.ok) return "refuses-accepted";
+  const json& r = c.at("resolved");
+  const auto str = [&](const char* k) { return r.contains(k) && r[k].is_string() ? r[k].get<std::string>() : ""; };
+  if (!same_backend(m, str("prefill"), v.prefill) || !same_backend(m, str("decode"), v.decode)) return "different-backend";
+  if (r.contains("page_size") && r["page_size"].is_number() && r["page_size"].get<int>() != v.page_size)
+    return "different-page-size";
+  return "";
+}
+
+// An allowlist entry matches a disagreement by release (or "*"), class, and any of the case's
+// fields it names (gpu, model, flags as one string, cuda, platform).
+struct Allowed {
+  json entry;
+  int used = 0;
+  bool matches(const std::string& release, const std::string& cls, const std::string& rule, const json& c) const {
+    if (entry.value("class_of_disagreement", "") != cls) return false;
+    const auto releases = entry.value("releases", std::vector<std::string>{"*"});
+    if (std::find(releases.begin(), releases.end(), "*") == releases.end() &&
+        std::find(releases.begin(), releases.end(), release) == releases.end())
+      return false;
+    if (entry.contains("attnsel_rule") && entry["attnsel_rule"] != rule) return false;
+    for (const char* key : {"gpu", "model", "cuda", "platform"}) {
+      if (!entry.contains(key)) continue;
+      const auto want = entry[key].get<std::vector<std::string>>();
+      const std::string have = c.value(key, "");
+      if (std::find(want.begin(), want.end(), have) == want.end()) return false;
+    }
+    if (entry.contains("flags_contain")) {
+      std::string flags;
+      for (const auto& f : c.at("flags")) flags += " " + f.get<std::string>();
+      flags += " ";
+      for (const auto& needle : entry["flags_contain"])
+        if (flags.find(" " + needle.get<std::string>() + " ") == std::string::npos) return false;
+    }
+    return true;
+  }
+};
+
+}  // namespace attnsel::oracle
