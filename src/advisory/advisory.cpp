@@ -38,7 +38,6 @@ const std::set<std::string, std::less<>> kEffects = {"crash", "refuses-to-start"
                                                      "silent-slowdown", "hang", "oom"};
 const std::set<std::string, std::less<>> kStatuses = {"fixed", "mitigated", "open"};
 const std::set<std::string, std::less<>> kPlatforms = {"cuda", "rocm", "npu", "xpu", "cpu"};
-const std::set<std::string, std::less<>> kKvDtypes = {"auto", "bf16", "fp16", "fp32", "fp8_e4m3", "fp8_e5m2", "fp4_e2m1"};
 
 std::string prefix_of(std::string_view engine) {
   if (engine == "sglang") return "SGL";
@@ -148,10 +147,10 @@ Advisory read_advisory(const json& j, const std::string& pointer, const std::str
   a.backends = optional_strings(r, "backends");
   a.kv_cache_dtypes = optional_strings(r, "kv_cache_dtype");
   for (std::size_t i = 0; i < a.kv_cache_dtypes.size(); ++i)
-    if (!kKvDtypes.count(a.kv_cache_dtypes[i]))
+    if (const auto d = parse_kv_dtype(a.kv_cache_dtypes[i]); !d || name_of(*d) != a.kv_cache_dtypes[i])
       fail(r.child("kv_cache_dtype") + "/" + std::to_string(i),
-           fmt::format("'{}' is not a canonical KV dtype (auto, bf16, fp16, fp8_e4m3, fp8_e5m2, fp4_e2m1)",
-                       detail::shorten(a.kv_cache_dtypes[i], 40)));
+           fmt::format("'{}' is not a canonical KV dtype ({})", detail::shorten(a.kv_cache_dtypes[i], 40),
+                       kv_dtype_names()));
   a.model_families = optional_strings(r, "model_families");
   a.architectures = optional_strings(r, "architectures");
   a.model_traits = optional_strings(r, "model_traits");
