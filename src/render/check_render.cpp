@@ -15,6 +15,7 @@
 #include "attnsel/encode.hpp"
 #include "attnsel/version.hpp"
 #include "core/json_text.hpp"
+#include "render/selection_json.hpp"
 #include "render/text_util.hpp"
 
 namespace attnsel {
@@ -377,7 +378,7 @@ std::string text_block(const CommandCheck* begin, const CommandCheck* end, const
 }
 
 json command_json(const CommandCheck& c) {
-  json j = c.selection ? json::parse(render_json(*c.selection, -1)) : unplanned_json(c);
+  json j = c.selection ? detail::selection_json(*c.selection) : unplanned_json(c);
   // Each diagnostic render_json lists gains the line, column and flag of the same finding.
   auto add_locations = [&](const char* key, const std::vector<CheckDiagnostic>& located) {
     std::vector<bool> used(located.size(), false);
@@ -615,11 +616,18 @@ class JsonWriter final : public CheckWriter {
       out_ << encode_output(detail::json_text(j, -1), OutputChannel::json);
       return;
     }
-    const std::string pad(static_cast<std::size_t>(indent_ * depth), ' ');
-    out_ << '\n' << pad;
-    for (char ch : encode_output(detail::json_text(j, indent_), OutputChannel::json)) {
-      out_ << ch;
-      if (ch == '\n') out_ << pad;
+    out_ << '\n';
+    write_padded(encode_output(detail::json_text(j, indent_), OutputChannel::json), indent_ * depth);
+  }
+  // `text` with `pad` spaces at the start of its every line, written a line at a time.
+  void write_padded(std::string_view text, int pad) {
+    const std::string spaces(static_cast<std::size_t>(pad), ' ');
+    for (std::size_t at = 0; at < text.size();) {
+      const std::size_t end = std::min(text.find('\n', at), text.size());
+      out_ << spaces;
+      out_.write(text.data() + at, static_cast<std::streamsize>(end - at));
+      if (end < text.size()) out_ << '\n';
+      at = end + 1;
     }
   }
   void key(const char* name) {
@@ -629,10 +637,12 @@ class JsonWriter final : public CheckWriter {
   }
   void member(const char* name, const json& value) {
     key(name);
-    const std::string pad(static_cast<std::size_t>(std::max(indent_, 0)), ' ');
-    for (char ch : encode_output(detail::json_text(value, indent_), OutputChannel::json)) {
-      out_ << ch;
-      if (ch == '\n') out_ << pad;
+    const std::string text = encode_output(detail::json_text(value, indent_), OutputChannel::json);
+    const std::size_t first_line = std::min(text.find('\n'), text.size());
+    out_.write(text.data(), static_cast<std::streamsize>(first_line));  // after the key, unpadded
+    if (first_line < text.size()) {
+      out_ << '\n';
+      write_padded(std::string_view(text).substr(first_line + 1), std::max(indent_, 0));
     }
   }
   void close_array(std::size_t elements) {

@@ -163,6 +163,13 @@ void OutputEncoder::feed(std::string_view in, std::string& out) {
   out.reserve(out.size() + s.size());
   std::size_t i = 0;
   while (i < s.size()) {
+    if (line_head_) {  // a line's leading blanks (a JSON document's indentation), in bulk
+      std::size_t j = i;
+      while (j < s.size() && (s[j] == ' ' || s[j] == '\t')) ++j;
+      out.append(s.data() + i, j - i);
+      i = j;
+      if (i == s.size()) break;
+    }
     if (!line_head_) {  // the common case, in bulk: printable ASCII that needs no look-ahead
       std::size_t j = i;
       while (j < s.size() && static_cast<unsigned char>(s[j]) >= 0x20 && static_cast<unsigned char>(s[j]) < 0x7F &&

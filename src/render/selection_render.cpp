@@ -6,6 +6,7 @@
 #include "attnsel/render.hpp"
 #include "core/json_text.hpp"
 #include "render/envelope.hpp"
+#include "render/selection_json.hpp"
 #include "render/text_util.hpp"
 
 namespace attnsel {
@@ -221,7 +222,9 @@ std::string render_text(const Selection& s, const RenderOptions& o) {
   return detail::terminal_safe(out, o.color);  // names from argv and files reach this text
 }
 
-namespace {
+}  // namespace attnsel
+
+namespace attnsel::detail {
 
 json selection_json(const Selection& s) {
   json j;
@@ -308,6 +311,11 @@ json selection_json(const Selection& s) {
   return j;
 }
 
+}  // namespace attnsel::detail
+
+namespace attnsel {
+namespace {
+
 std::string_view step_name(TraceStep::Kind k) {
   switch (k) {
     case TraceStep::Kind::request_rule: return "request_rule";
@@ -345,7 +353,7 @@ json trace_json(const Selection& s) {
 
 std::string render_json(const Selection& s, int indent) {
   // Backend, model and matrix names come from argv and files: invalid UTF-8 is replaced, never thrown.
-  return detail::json_text(selection_json(s), indent);
+  return detail::json_text(detail::selection_json(s), indent);
 }
 
 std::string render_select_json(const std::vector<Selection>& plans, bool trace, int indent) {
@@ -356,7 +364,7 @@ std::string render_select_json(const std::vector<Selection>& plans, bool trace, 
     const Selection& s = plans[i];
     ok = ok && s.ok();
     same = same && s.ok() == plans[0].ok() && s.flags() == plans[0].flags();
-    json device = selection_json(s);
+    json device = detail::selection_json(s);
     for (const char* key : {"errors", "warnings"})
       for (json d : device[key]) {
         d["device"] = i;

@@ -482,6 +482,7 @@ int run_check(const CheckArgs& a, bool after_separator) {
     const std::vector<CheckTarget>& targets = targets_for(gpus);
     const FileLines lines(text);  // once per file, not per command
     for (const LaunchCommand& cmd : commands) {
+      if (!std::cout) return;  // stdout failed (a full disk, a closed pipe): nothing more can be told
       std::vector<CommandCheck> results = check_command(matrix, *catalog, cmd, targets, options);
       if (!text.empty()) locate_columns(results, lines);
       failed = failed || std::any_of(results.begin(), results.end(), [&](const CommandCheck& c) { return c.fails(a.strict); });
@@ -490,6 +491,7 @@ int run_check(const CheckArgs& a, bool after_separator) {
   };
   if (after_separator) check_all(argv_commands, matrix_for(nullptr), *gpu, nullptr, {});
   for (ScannedFile& f : scanned) {
+    if (!std::cout) break;  // main() reports the failed write and exits 2
     const std::string gpus = gpu ? *gpu : file_gpus(f);
     if (!f.scan.commands.empty() && !gpus.empty())
       check_all(f.scan.commands, matrix_for(&f), gpus, &f.scan.context, f.text);
