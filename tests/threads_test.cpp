@@ -22,6 +22,21 @@
 #include "attnsel/selection.hpp"
 #include "probe/driver_api.hpp"
 
+#if defined(__SANITIZE_THREAD__)
+#define ATTNSEL_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define ATTNSEL_TSAN 1
+#endif
+#endif
+
+#ifdef ATTNSEL_TSAN
+// libnvidia-ml.so itself races when several threads initialise it: ThreadSanitizer reports it
+// inside the uninstrumented driver library, which is not attnsel's to fix. Races attnsel's own
+// code takes part in are still reported (called_from_lib only silences the library's frames).
+extern "C" const char* __tsan_default_suppressions() { return "called_from_lib:libnvidia-ml.so\n"; }
+#endif
+
 namespace attnsel {
 namespace {
 
@@ -211,20 +226,8 @@ TEST(Threads, ProbeFromManyThreads) {
   EXPECT_TRUE(failures.empty()) << "expected " << expected << ", got " << failures.front();
 }
 
-#if defined(__SANITIZE_THREAD__)
-#define ATTNSEL_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define ATTNSEL_TSAN 1
-#endif
-#endif
-
 // The real drivers (none on CI; NVML on a GPU host) from many threads at once.
 TEST(Threads, RealProbeFromManyThreads) {
-#ifdef ATTNSEL_TSAN
-  GTEST_SKIP() << "libnvidia-ml.so itself races when several threads initialise it (ThreadSanitizer "
-                  "reports it inside the uninstrumented driver library)";
-#endif
   ProbeOptions options;
   options.timeout = std::chrono::milliseconds(10000);
   const std::string expected = describe(probe_devices(options));
