@@ -198,6 +198,11 @@ SPECULATIVE = [
 ]
 
 
+# Kernel packages not in the engine's image that a backend needs, installed by a user who names it
+# (hpc_ops_backend.py@92b1d382 imports `hpc` in HPCOpsAttnBackend.__init__ and its kernels).
+BACKEND_PACKAGES = {"hpc_ops": ["hpc"]}
+
+
 def hardware_key(case):
     """Cases that share this are answered from one import of the engine."""
     return (case.get("platform", "cuda"), tuple(case["capability"]), case.get("cuda"), case["device_name"])
@@ -282,6 +287,11 @@ def generate(choices, per_pair_random=6):
         seen.add(key)
         case = dict(base)
         case.update({"model": model, "flags": list(flags)})
+        # A backend outside the image is installed by whoever names it: its own checks then run.
+        named = {flags[i + 1] for i in range(len(flags) - 1) if flags[i].endswith("-backend")}
+        extra = [p for b in sorted(named) for p in BACKEND_PACKAGES.get(b, ()) if p not in case["packages"]]
+        if extra and case.get("platform", "cuda") == "cuda":
+            case["packages"] = list(case["packages"]) + extra
         case["id"] = f"{len(out):05d}"
         out.append(case)
 

@@ -21,6 +21,7 @@ import json
 import os
 import sys
 import types
+import typing
 
 # The case being answered: set by `pin()` before the engine is imported (hardware) and again in
 # each forked child (packages, environment, model). Read by every fake below.
@@ -170,6 +171,31 @@ def _stub_class(name: str):
                                                        "__init_subclass__": classmethod(__init_subclass__)})
         _STUB_CLASSES[name] = cls
     return cls
+
+
+class PartialStub(Stub):
+    """A stub of which some paths are known: `known` maps a full path (as a Stub names it, `[]`
+    for an index) to its value; every other path reads as a plain Stub, recorded as ever."""
+    __slots__ = ("_known",)
+
+    def __init__(self, name, known):
+        super().__init__(name)
+        object.__setattr__(self, "_known", known)
+
+    def _at(self, path):
+        if path in self._known:
+            return self._known[path]
+        if any(k.startswith(path + ".") or k.startswith(path + "[]") for k in self._known):
+            return PartialStub(path, self._known)
+        return Stub(path)
+
+    def __getattr__(self, attr):
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        return self._at(f"{self._name}.{attr}")
+
+    def __getitem__(self, key):
+        return self._at(f"{self._name}[]")
 
 
 class StubModule(types.ModuleType):
@@ -590,7 +616,80 @@ def _build_triton(module):
     sys.modules.update({"triton.runtime": runtime, "triton.runtime.jit": jit, "triton.runtime.driver": driver})
 
 
-_BUILDERS = {"torch": _build_torch, "triton": _build_triton}
+class _StructMeta(type):
+    """msgspec.Struct's class keywords (frozen, kw_only, omit_defaults, gc, tag ...) are accepted."""
+
+    def __new__(mcs, name, bases, ns, **options):
+        return super().__new__(mcs, name, bases, ns)
+
+    def __init__(cls, name, bases, ns, **options):
+        super().__init__(name, bases, ns)
+
+
+class _Field:
+    def __init__(self, default=None, default_factory=None, name=None):
+        self.default, self.default_factory = default, default_factory
+
+
+def _struct_fields(cls):
+    """The annotated fields of a Struct class and its bases, in declaration order."""
+    names = []
+    for klass in reversed(cls.__mro__):
+        for n, kind in klass.__dict__.get("__annotations__", {}).items():
+            class_var = (kind if isinstance(kind, str) else repr(kind)).replace("typing.", "").startswith("ClassVar")
+            if n not in names and not n.startswith("__") and not class_var:
+                names.append(n)
+    return names
+
+
+class _Struct(metaclass=_StructMeta):
+    """msgspec.Struct as the engine uses it: a record of its annotated fields, set from positional
+    and keyword arguments, defaults (plain or msgspec.field) for the rest. The engine's resolved
+    backend names (ResolvedAttentionBackendStr) are Structs: a stub there would hide every check
+    that reads them."""
+
+    def __init__(self, *args, **kwargs):
+        fields = _struct_fields(type(self))
+        values = dict(zip(fields, args))
+        values.update(kwargs)
+        for n in fields:
+            if n in values:
+                v = values[n]
+            else:
+                default = getattr(type(self), n, None)
+                if isinstance(default, _Field):
+                    v = default.default_factory() if default.default_factory else default.default
+                elif n in getattr(type(self), "__dict__", {}) or hasattr(type(self), n):
+                    v = default
+                else:
+                    raise TypeError(f"Missing required argument '{n}'")
+            object.__setattr__(self, n, v)
+
+    def __eq__(self, other):
+        return type(self) is type(other) and all(getattr(self, n) == getattr(other, n) for n in _struct_fields(type(self)))
+
+    def __hash__(self):
+        return hash(tuple(repr(getattr(self, n, None)) for n in _struct_fields(type(self))))
+
+    def __repr__(self):
+        return f"{type(self).__name__}(" + ", ".join(f"{n}={getattr(self, n, None)!r}" for n in _struct_fields(type(self))) + ")"
+
+
+def _build_msgspec(module):
+    module.Struct = _Struct
+    module.field = lambda default=None, default_factory=None, name=None: _Field(default, default_factory, name)
+    module.UNSET = Stub("msgspec.UNSET")
+    module.UnsetType = type(None)
+    module.Meta = lambda *a, **k: None
+    structs = StubModule("msgspec.structs")
+    structs.replace = lambda obj, **changes: type(obj)(**{**{n: getattr(obj, n) for n in _struct_fields(type(obj))}, **changes})
+    structs.asdict = lambda obj: {n: getattr(obj, n) for n in _struct_fields(type(obj))}
+    structs.fields = lambda obj: tuple(_struct_fields(obj if isinstance(obj, type) else type(obj)))
+    module.structs = structs
+    sys.modules["msgspec.structs"] = structs
+
+
+_BUILDERS = {"torch": _build_torch, "triton": _build_triton, "msgspec": _build_msgspec}
 
 # Kernel packages whose presence an engine asks about; each case says which are installed.
 KERNEL_PACKAGES = {
@@ -604,6 +703,7 @@ KERNEL_PACKAGES = {
     "mlx": "mlx", "habana_frameworks": "habana", "triton_kernels": "triton-kernels",
     "wave_lang": "wave-lang", "iree": "iree-turbine", "flashinfer_jit_cache": "flashinfer-jit-cache",
     "cutlass_library": "nvidia-cutlass", "cuda": "cuda-python", "nvshmem": "nvshmem4py",
+    "hpc": "hpc-ops",
 }
 VERSIONS = {"flashinfer_python": "0.5.3", "flashinfer-python": "0.5.3", "sgl-kernel": "0.3.20",
             "sglang-kernel": "0.4.6", "torch": "2.9.1", "transformers": "4.57.1", "triton": "3.5.1",
@@ -666,6 +766,10 @@ def install():
     sys.meta_path.append(_CatchAll())
     importlib.util.find_spec = _find_spec
     importlib.metadata.version = _version
+    # The engine's images run Python 3.12, whose typing has `override` (the FA4 CuTe modules import
+    # it); Debian's 3.11 lacks it, which would leave every fa4 factory unjudged.
+    if not hasattr(typing, "override"):
+        typing.override = lambda f: f
 
 
 def pin(case: dict):

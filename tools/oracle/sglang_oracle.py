@@ -43,7 +43,7 @@ sys.path.insert(0, HERE)
 import cases as case_space  # noqa: E402
 import fakeenv  # noqa: E402
 
-HARNESS_VERSION = 3
+HARNESS_VERSION = 4
 CASE_TIMEOUT_S = 30
 ARCHITECTURES: set = set()  # filled per profile from the release's model registry
 PRELOAD = ("sglang.srt.model_executor.model_runner", "sglang.srt.layers.attention.attention_registry",
@@ -270,6 +270,7 @@ def _finish_runner(runner, server_args):
     for pool in MEMORY_POOLS:
         if pool in runner.__dict__ and runner.__dict__[pool] is None:
             del runner.__dict__[pool]  # a target runner is given none: init_memory_pool makes them
+    _known_pool_shapes(runner)
     if "sliding_window_size" not in runner.__dict__:
         try:
             utils = importlib.import_module("sglang.srt.model_executor.model_runner_components.load_model_utils")
@@ -284,6 +285,25 @@ def _finish_runner(runner, server_args):
         except Exception:  # noqa: BLE001  older releases: the ServerArgs fields, as their runner reads them
             res = _resolved(server_args)
             runner.prefill_attention_backend_str, runner.decode_attention_backend_str = res["prefill"], res["decode"]
+
+
+def _known_pool_shapes(runner):
+    """The one part of the memory pools that is not sized by free memory: the mamba pool's conv
+    state shape, from the model config's own cache parameters (the engine's MambaPool allocates
+    conv[i] as (layers, slots + 1) + shape.conv[i], memory_pool.py@92b1d382). Linear-attention
+    backends assert on it in their constructors. Releases without these helpers keep the stub."""
+    import importlib
+    try:
+        arch = importlib.import_module("sglang.srt.configs.hybrid_arch")
+        config = arch.mambaish_config(runner.model_config)
+        shapes = config.mamba2_cache_params.shape.conv if config is not None else None
+    except Exception:  # noqa: BLE001  an older release, or a model without a mamba cache
+        return
+    if not shapes or isinstance(shapes, fakeenv.Stub):
+        return
+    name = "ModelRunner.req_to_token_pool"
+    runner.__dict__["req_to_token_pool"] = fakeenv.PartialStub(
+        name, {f"{name}.mamba_pool.mamba_cache.conv[].shape": (1, 2) + tuple(shapes[0])})
 
 
 def served_architectures(src_root):
@@ -384,6 +404,9 @@ def _registry_checks(server_args, runner, src_root):
             backend = backends[name](runner)
             wrapper = getattr(reg, "attn_backend_wrapper", None)
             if wrapper is not None:
+                # The wrapper's checks are judged on what they read themselves: a stub the
+                # constructor read before does not make the wrapper's own assertion a guess.
+                probes_before = fakeenv.PROBE_COUNT[0]
                 wrapper(runner, backend)
             status[phase] = "constructed"
         except Exception as exc:  # noqa: BLE001
