@@ -73,7 +73,8 @@ TEST(Registry, PicksTheNewestGenerationNotNewerThanTheRelease) {
   EXPECT_EQ(file_of("0.5.2"), "built-in:engines/sglang/matrix-0.4.7.json");
   EXPECT_EQ(file_of("v0.5.3"), "built-in:engines/sglang/matrix-0.5.3.json");
   EXPECT_EQ(file_of("0.5.4"), "built-in:engines/sglang/matrix-0.5.4.json");
-  EXPECT_EQ(file_of("0.5.5"), "built-in:engines/sglang/matrix-0.5.4.json");
+  EXPECT_EQ(file_of("0.5.5"), "built-in:engines/sglang/matrix-0.5.5.json");
+  EXPECT_EQ(file_of("0.5.5.post3"), "built-in:engines/sglang/matrix-0.5.5.json");
   EXPECT_EQ(file_of("0.5.6"), "built-in:engines/sglang/matrix-0.5.6.json");
   EXPECT_EQ(file_of("0.5.7"), "built-in:engines/sglang/matrix-0.5.7.json");
   EXPECT_EQ(file_of("0.5.9.post1"), "built-in:engines/sglang/matrix-0.5.8.json");
