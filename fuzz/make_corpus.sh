@@ -10,11 +10,19 @@
 #   backend_config fuzz/seeds/backend_config (first byte: 0 YAML file, 1 JSON file, 2 inline text)
 #   yaml_budget    every YAML file under tests/fixtures and fuzz/seeds/yaml_budget
 #   output_encoders tests/fixtures/hostile (the first byte is where the streaming encoder is split)
+#   process_files  tests/fixtures/walk (the first byte picks Makefile, justfile, Procfile, unit, Jinja, MDX)
 # Usage: fuzz/make_corpus.sh OUT_DIR        (existing files in OUT_DIR are kept: libFuzzer adds to them)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${1:?usage: $0 OUT_DIR}
-mkdir -p "$out"/{matrix_loader,launch,check_file,config,gpu_name,select,backend_config,yaml_budget,output_encoders}
+mkdir -p "$out"/{matrix_loader,launch,check_file,config,gpu_name,select,backend_config,yaml_budget,output_encoders,process_files}
+while IFS= read -r f; do
+  case $f in
+    *Makefile | *GNUmakefile) b='\000' ;; *.mk) b='\001' ;; *justfile) b='\002' ;; *Procfile) b='\003' ;;
+    *.service) b='\004' ;; *.sh.j2) b='\005' ;; *.j2) b='\006' ;; *.mdx) b='\007' ;; *) continue ;;
+  esac
+  { printf "$b"; cat "$f"; } > "$out/process_files/$(echo "${f#"$root"/tests/fixtures/walk/}" | tr / _)"
+done < <(find "$root/tests/fixtures/walk" -type f)
 while IFS= read -r f; do
   { printf '\021'; cat "$f"; } > "$out/output_encoders/$(echo "${f#"$root"/tests/fixtures/hostile/}" | tr / _)"
 done < <(find "$root/tests/fixtures/hostile" -type f ! -name manifest.json)

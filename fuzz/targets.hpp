@@ -27,6 +27,7 @@
 #include "attnsel/matrix.hpp"
 #include "attnsel/render.hpp"
 #include "attnsel/selection.hpp"
+#include "attnsel/walk.hpp"
 #include "core/yaml_load.hpp"
 
 namespace attnsel::fuzz {
@@ -135,6 +136,29 @@ inline int launch_commands(const std::uint8_t* data, std::size_t size) {
   auto cmd = launch_command_from_argv(argv);
   if (cmd) (void)parse_args_of(*cmd);
   else check_error(cmd.error());
+  return 0;
+}
+
+// ---- the readers of build and process files, and the walk's globs ----
+
+// The first byte picks the file name (Makefile, justfile, Procfile, a systemd unit, Jinja
+// templates, MDX); the rest is the file's text, and also a glob (its first line) matched against
+// a path (the rest), the first byte's low bit saying whether the path is a folder.
+inline int process_files(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  static const char* const names[] = {"Makefile", "rules.mk", "justfile", "Procfile",
+                                      "sglang.service", "serve.sh.j2", "values.yaml.j2", "guide.mdx"};
+  const char* name = names[data[0] % (sizeof names / sizeof names[0])];
+  const std::string_view text = as_text(data + 1, size - 1);
+  fuzz_check(recognised_format(name, text).has_value(), "a reader's own file name not recognised");
+  const LaunchScan scan = scan_launch_input(text, name);
+  for (const Error& e : scan.skipped) check_error(e);
+  for (const LaunchCommand& c : scan.commands) {
+    fuzz_check(c.arg_shapes.empty() || c.arg_shapes.size() == c.args.size(), "arg_shapes not parallel to args");
+    fuzz_check(c.arg_lines.empty() || c.arg_lines.size() == c.args.size(), "arg_lines not parallel to args");
+  }
+  const std::size_t nl = text.find('\n');
+  if (nl != std::string_view::npos) (void)glob_match(text.substr(0, nl), text.substr(nl + 1), (data[0] & 1) != 0);
   return 0;
 }
 

@@ -908,6 +908,61 @@ TEST_F(CApiCheck, TheGpusAFileNames) {
   EXPECT_EQ(after, commands);  // a failing call adds nothing
 }
 
+// A path: a directory walked as `attnsel check DIR` walks it, each file checked, what the walk
+// passed over listed with why; the JSON is the C++ API's for the same path.
+TEST_F(CApiCheck, APathIsWalkedAndWhatItPassesOverIsListed) {
+  const std::string dir = std::string(ATTNSEL_TESTS_DIR) + "/fixtures/walk";
+  attnsel_check* c = new_check("sm90");
+  ASSERT_EQ(attnsel_check_add_exclude(c, "docs"), ATTNSEL_OK);
+  ASSERT_EQ(attnsel_check_path(c, dir.c_str()), ATTNSEL_OK) << attnsel_check_last_error(c);
+  attnsel::CheckRun run;
+  run.gpus = "sm90";
+  attnsel::WalkOptions walk;
+  walk.exclude = {"docs"};
+  auto expected = attnsel::check_paths(*attnsel::builtin_matrix(), **attnsel::builtin_catalog(), {dir}, run, walk);
+  ASSERT_TRUE(expected);
+  size_t commands = 0, skipped = 0;
+  ASSERT_EQ(attnsel_check_command_count(c, &commands), ATTNSEL_OK);
+  std::size_t want = 0;
+  for (const attnsel::CheckReport& r : expected->reports) want += r.checks.size();
+  EXPECT_EQ(commands, want);
+  EXPECT_GT(commands, 20u);
+  ASSERT_EQ(attnsel_check_skipped_count(c, &skipped), ATTNSEL_OK);
+  ASSERT_EQ(skipped, expected->walk.skipped.size());
+  bool docs = false;
+  for (size_t i = 0; i < skipped; ++i) {
+    const char *path = nullptr, *reason = nullptr;
+    int directory = -1;
+    ASSERT_EQ(attnsel_check_skipped(c, i, &path, &reason, &directory), ATTNSEL_OK);
+    EXPECT_EQ(path, expected->walk.skipped[i].path);
+    EXPECT_EQ(reason, expected->walk.skipped[i].detail);
+    EXPECT_EQ(directory, expected->walk.skipped[i].directory ? 1 : 0);
+    docs = docs || std::string(reason) == "--exclude 'docs'";
+  }
+  EXPECT_TRUE(docs);
+  const char* text = nullptr;
+  ASSERT_EQ(attnsel_check_json(c, 2, &text), ATTNSEL_OK);
+  EXPECT_EQ(text, attnsel::render_check_json(*expected, 2));
+  EXPECT_EQ(attnsel_check_skipped(c, skipped, nullptr, nullptr, nullptr), ATTNSEL_ERR_OUT_OF_RANGE);
+
+  // A walk that finds nothing to read fails, says why and adds nothing.
+  ASSERT_EQ(attnsel_check_add_exclude(c, "*.sh"), ATTNSEL_OK);
+  const std::string modules = dir + "/node_modules";
+  EXPECT_EQ(attnsel_check_path(c, modules.c_str()), ATTNSEL_ERR_IO);
+  EXPECT_NE(std::string(attnsel_check_last_error(c)).find("no file to read"), std::string::npos)
+      << attnsel_check_last_error(c);
+  size_t after = 0;
+  ASSERT_EQ(attnsel_check_command_count(c, &after), ATTNSEL_OK);
+  EXPECT_EQ(after, commands);
+  ASSERT_EQ(attnsel_check_add_exclude(c, nullptr), ATTNSEL_OK);  // clears the list
+  ASSERT_EQ(attnsel_check_path(c, modules.c_str()), ATTNSEL_OK) << attnsel_check_last_error(c);
+  EXPECT_EQ(attnsel_check_path(c, (dir + "/no-such-file.sh").c_str()), ATTNSEL_ERR_IO);
+  EXPECT_EQ(attnsel_check_path(c, nullptr), ATTNSEL_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(attnsel_check_path(nullptr, dir.c_str()), ATTNSEL_ERR_INVALID_HANDLE);
+  EXPECT_EQ(attnsel_check_skipped_count(nullptr, &skipped), ATTNSEL_ERR_INVALID_HANDLE);
+  EXPECT_EQ(attnsel_check_add_include(nullptr, "x"), ATTNSEL_ERR_INVALID_HANDLE);
+}
+
 TEST_F(CApiCheck, StrictFailsOnWarnings) {
   const char* caveat[] = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
                           "--attention-backend", "flashmla", "--kv-cache-dtype", "fp8_e4m3"};

@@ -24,7 +24,7 @@ const Named kTargets[] = {
     {"config", attnsel::fuzz::model_config},         {"gpu_name", attnsel::fuzz::gpu_name},
     {"select", attnsel::fuzz::selection},             {"check_file", attnsel::fuzz::check_file},
     {"backend_config", attnsel::fuzz::backend_config}, {"yaml_budget", attnsel::fuzz::yaml_budget},
-    {"output_encoders", attnsel::fuzz::output_encoders},
+    {"output_encoders", attnsel::fuzz::output_encoders}, {"process_files", attnsel::fuzz::process_files},
 };
 
 std::string read(const fs::path& p) {
@@ -80,6 +80,17 @@ TEST(FuzzRegressions, SeedsReplayCleanly) {
     ++hostile;
   }
   EXPECT_GT(hostile, 30u);
+  // The walk fixtures as each kind of build and process file.
+  std::size_t walked = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(tests / "fixtures" / "walk")) {
+    if (!entry.is_regular_file()) continue;
+    for (char kind = 0; kind < 8; ++kind) {
+      const std::string bytes = std::string(1, kind) + read(entry.path());
+      EXPECT_EQ(attnsel::fuzz::process_files(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()), 0);
+    }
+    ++walked;
+  }
+  EXPECT_GT(walked, 20u);
   for (const auto& entry : fs::directory_iterator(tests / "fixtures" / "check")) {
     if (!entry.is_regular_file()) continue;
     for (char format = 0; format < 10; ++format) {

@@ -228,6 +228,25 @@ ATTNSEL_API attnsel_status attnsel_check_argv(attnsel_check* check, const char* 
  * from a file, the release the text names (an image tag, a pinned pip install) picks the matrix. */
 ATTNSEL_API attnsel_status attnsel_check_text(attnsel_check* check, const char* text, size_t size,
                                               const char* file_name);
+/* A file, or every file a walk of a directory reads, checked as `attnsel check PATH` does: the
+ * kinds of files it reads (shell, Dockerfile, YAML, Markdown, Python, Makefile, justfile, Procfile,
+ * systemd units ...), folders it passes over (.git, node_modules, vendor, build, dist ...), the
+ * directory's .gitignore files, the globs given with attnsel_check_add_exclude/_include. A
+ * directory named is walked even when its name is on the skip list. Fails (ATTNSEL_ERR_IO) when a
+ * path cannot be read or the walk finds no file to read (the message says what it passed over and
+ * how to include it), and ATTNSEL_ERR_INVALID_ARGUMENT when files hold commands and neither the
+ * handle nor the files name GPUs; a failing call adds nothing. */
+ATTNSEL_API attnsel_status attnsel_check_path(attnsel_check* check, const char* path);
+/* --exclude GLOB / --include GLOB of `attnsel check`, one glob a call (gitignore syntax: *, **, a
+ * trailing / for folders, a leading / anchors at the walked directory); NULL clears the list. */
+ATTNSEL_API attnsel_status attnsel_check_add_exclude(attnsel_check* check, const char* glob);
+ATTNSEL_API attnsel_status attnsel_check_add_include(attnsel_check* check, const char* glob);
+/* The paths walks passed over, never silently: the path, why ("build output", "a .txt file, not a
+ * kind check reads", "--exclude 'docs'", ".gitignore:3: *.log") and 1 for a folder. Any
+ * out-pointer may be NULL. */
+ATTNSEL_API attnsel_status attnsel_check_skipped_count(attnsel_check* check, size_t* count);
+ATTNSEL_API attnsel_status attnsel_check_skipped(attnsel_check* check, size_t index, const char** path,
+                                                 const char** reason, int* directory);
 /* 1 when no checked command fails: no error (with strict: no warning, no unreadable block either). */
 ATTNSEL_API attnsel_status attnsel_check_ok(attnsel_check* check, int* ok);
 /* The commands judged, once per target GPU. */

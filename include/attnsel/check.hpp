@@ -212,6 +212,8 @@ struct CheckInputs {
   std::size_t files = 0;                // files read (0: the distinct files of the commands written)
   std::size_t files_with_commands = 0;  // of those, files holding at least one launch command
   std::size_t binary_skipped = 0;       // files passed over as binary
+  std::size_t skipped_directories = 0;  // folders a directory walk passed over (walk.hpp), each counted once
+  std::size_t skipped_files = 0;        // files a directory walk passed over: other kinds, .gitignore'd, --exclude'd ...
   std::vector<std::string> problems;    // inputs that could not be read or checked (exit 2), as told on stderr
   std::vector<std::string> warnings;    // other warnings told on stderr (a release newer than any matrix): --strict fails on them
 };

@@ -14,6 +14,7 @@
 #include "attnsel/export.hpp"
 #include "attnsel/launch.hpp"
 #include "attnsel/matrix.hpp"
+#include "attnsel/walk.hpp"
 
 namespace attnsel {
 
@@ -73,6 +74,41 @@ ATTNSEL_API std::vector<ReportFinding> report_findings(const CheckReport& report
 
 // The reports as `attnsel check --format json` prints them for these inputs (named together).
 ATTNSEL_API std::string render_check_json(const std::vector<CheckReport>& reports, int indent = 2);
+
+// A file as `attnsel check` reads it: the bounded reader (read_input_file; "-" is standard input,
+// its errors named `stdin_name`), then UTF-16 and UTF-32 text refused (io_error, with the iconv
+// command that converts it) and text with NUL bytes in its first 8 KiB marked binary (passed over
+// and counted, never read as a script).
+struct CheckFile {
+  std::string text;
+  bool binary = false;
+};
+ATTNSEL_API Result<CheckFile> read_check_file(const std::string& path, const std::string& stdin_name = "<stdin>");
+
+// Files and directories checked as `attnsel check PATH...` does: walked (walk_paths), each file read
+// (read_check_file) and checked (check_input, its GPUs and release as the file names them unless
+// `run` gives them), files a command names (--config) read only inside the paths' directories.
+struct PathCheck {
+  std::vector<CheckReport> reports;  // one per file read as text, in the walk's order
+  WalkResult walk;                   // the files found, and every path passed over with why
+  std::size_t binary = 0;            // files passed over as binary
+
+  // A report fails; with `strict` also a warning of the walk (a .gitignore not fully used).
+  ATTNSEL_API bool fails(bool strict) const;
+};
+// Errors, as `attnsel check` exits 2 on them: nothing read at all (io_error: what was passed over and
+// how to include it, nothing_read_message), a path that could not be read or walked (io_error, every
+// such path in the message, where = the first), a file with commands and no GPU while the run names
+// none (invalid_argument, where "--gpu"), and check_input's errors. Nothing is returned then.
+ATTNSEL_API Result<PathCheck> check_paths(const std::shared_ptr<const Matrix>& matrix, const Catalog& catalog,
+                                          const std::vector<std::string>& paths, const CheckRun& run,
+                                          const WalkOptions& walk = {});
+// The check document of a PathCheck, as `attnsel check --format json PATH...` prints it (the summary
+// counts the files read and the paths passed over).
+ATTNSEL_API std::string render_check_json(const PathCheck& check, int indent = 2);
+// The reports with the totals only the caller knows (files read, paths passed over).
+ATTNSEL_API std::string render_check_json(const std::vector<CheckReport>& reports, const CheckInputs& inputs,
+                                          int indent = 2);
 
 // Reads the files commands name (--config FILE, a backend config), relative to the file holding
 // the command, and only inside the directories of `inputs` (a file stands for its directory; the

@@ -58,13 +58,34 @@ struct LaunchCommand {
 ATTNSEL_API Result<LaunchCommand> launch_command_from_argv(const std::vector<std::string>& argv,
                                                           const std::vector<Launcher>& launchers = builtin_launchers());
 
-enum class InputFormat { detect, shell, dockerfile, compose, kubernetes, markdown, python, helm, rst, asciidoc };
+// New formats are added at the end: the values are part of the ABI.
+enum class InputFormat {
+  detect, shell, dockerfile, compose, kubernetes, markdown, python, helm, rst, asciidoc,
+  makefile,  // Makefile, GNUmakefile, *.mk: recipe lines, with the file's make variables
+  justfile,  // justfile: recipe lines, with the file's variables and the recipes' parameter defaults
+  procfile,  // Procfile: `name: command` lines
+  systemd,   // systemd units (*.service): ExecStart= and its kin, with Environment=
+};
 
 ATTNSEL_API std::string_view name_of(InputFormat f);
-// The format a file is read as: by name (Dockerfile, Containerfile, *.dockerfile, *.md, *.py,
-// *.rst, *.adoc/*.asciidoc, *.tpl and YAML under templates/ or holding `{{ ... }}` -> helm,
-// docker-compose*.yml, compose*.yaml, other *.yml/*.yaml by content: apiVersion/kind ->
-// kubernetes, services -> compose), shell for everything else. Never returns detect.
+// The format a file is read as, by name, else by its first line:
+//   Dockerfile, Containerfile, Dockerfile.*, *.dockerfile -> dockerfile; *.md, *.markdown, *.mdx ->
+//   markdown; *.py or a python shebang -> python; *.rst, *.rest -> rst; *.adoc, *.asciidoc, *.asc ->
+//   asciidoc; *.tpl and YAML under templates/ or holding `{{ ... }}` -> helm; docker-compose*.yml,
+//   compose*.yaml, other *.yml/*.yaml by content (apiVersion/kind -> kubernetes, services ->
+//   compose); *.sh, *.bash, *.zsh, *.ksh, *.slurm, *.sbatch, *.pbs, or a sh/bash/zsh/ksh/dash
+//   shebang -> shell; Makefile, GNUmakefile, makefile, Makefile.*, *.mk, *.make -> makefile;
+//   justfile, .justfile, *.just -> justfile; Procfile, Procfile.* -> procfile; *.service -> systemd.
+//   The first line of a file whose extension says it is never a script (*.c, *.h, *.json, *.txt,
+//   images, archives ...) is not looked at.
+//   A Jinja template (*.j2, *.jinja, *.jinja2) is read as what its name is without that suffix
+//   (serve.sh.j2 as shell, values.yaml.j2 as YAML), its {% ... %} and {# ... #} blanked and its
+//   {{ ... }} unknown values.
+// nullopt for a file of another kind: a directory walk passes over it (counted), and
+// detect_input_format reads it as shell. `text` may be only the file's first bytes: its first line
+// (a shebang) decides, and YAML's kind is only told apart with the whole text.
+ATTNSEL_API std::optional<InputFormat> recognised_format(std::string_view file_name, std::string_view text);
+// recognised_format, shell for a file of another kind. Never returns detect.
 ATTNSEL_API InputFormat detect_input_format(std::string_view file_name, std::string_view text);
 // Whether this build reads compose and Kubernetes YAML (built with yaml-cpp).
 ATTNSEL_API bool yaml_input_supported();

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -24,7 +25,7 @@ from . import _attnsel
 
 __all__ = [
     "Error", "UsageError", "UnknownNameError", "NoDeviceError",
-    "Finding", "Rejection", "Selection", "CheckedCommand", "CheckResult", "ProbeReport",
+    "Finding", "Rejection", "Selection", "CheckedCommand", "CheckResult", "SkippedPath", "ProbeReport",
     "select", "check", "probe", "gpus", "backends", "launch_flags", "version", "__version__",
 ]
 
@@ -174,6 +175,17 @@ class CheckedCommand:
     flags: Optional[List[str]]  # the flags of the plan the engine would run; None when it would not get that far
 
 
+@dataclass(frozen=True)
+class SkippedPath:
+    """A path a directory walk passed over: ``reason`` is one of skip-list, excluded, gitignored,
+    other-kind, symlink, special; ``detail`` says it for people ("build output", "--exclude 'x'")."""
+
+    path: str
+    directory: bool
+    reason: str
+    detail: str
+
+
 class CheckResult:
     """What ``check`` found: ``ok`` (nothing would fail), ``findings`` and ``commands``."""
 
@@ -184,6 +196,13 @@ class CheckResult:
         self.release: str = raw["release"]
         self.findings: List[Finding] = [Finding._from(f) for f in raw["findings"]]
         self.commands: List[CheckedCommand] = [CheckedCommand(**c) for c in raw["commands"]]
+        #: A path checked: the files read, in order; a text or an argv: empty.
+        self.files: List[str] = list(raw["files"])
+        #: The paths a directory walk passed over, each with why (never silently).
+        self.skipped: List[SkippedPath] = [SkippedPath(**p) for p in raw["skipped"]]
+        #: Warnings about the inputs (a .gitignore not fully read): ``strict`` fails on them.
+        self.input_warnings: List[str] = list(raw["input_warnings"])
+        self.binary_skipped: int = raw["binary_skipped"]
 
     @property
     def errors(self) -> List[Finding]:
@@ -204,7 +223,8 @@ class CheckResult:
         return self.ok
 
     def __repr__(self) -> str:
-        return f"CheckResult(ok={self.ok}, commands={len(self.commands)}, findings={len(self.findings)})"
+        return (f"CheckResult(ok={self.ok}, files={len(self.files)}, commands={len(self.commands)}, "
+                f"findings={len(self.findings)}, skipped={len(self.skipped)})")
 
 
 class ProbeReport:
@@ -314,38 +334,77 @@ def select(gpu: Optional[str] = None, model: Optional[str] = None, cuda: Optiona
     return Selection(raw)
 
 
-def check(command_or_text: Union[str, Sequence[str]], gpus: Union[None, str, Sequence[str]] = None,
-          cuda: Optional[str] = None, *, filename: Optional[str] = None, strict: bool = False,
-          engine: str = "sglang", engine_version: Optional[str] = None, model_kind: Optional[str] = None,
-          unknown_model: str = "note", installed: Optional[Sequence[str]] = None) -> CheckResult:
+def check(command_or_text: Union[None, str, "os.PathLike[str]", Sequence[str]] = None,
+          gpus: Union[None, str, Sequence[str]] = None, cuda: Optional[str] = None, *,
+          text: Optional[str] = None, path: Union[None, str, "os.PathLike[str]"] = None,
+          filename: Optional[str] = None, strict: bool = False, engine: str = "sglang",
+          engine_version: Optional[str] = None, model_kind: Optional[str] = None, unknown_model: str = "note",
+          installed: Optional[Sequence[str]] = None, exclude: Sequence[str] = (), include: Sequence[str] = (),
+          gitignore: bool = True) -> CheckResult:
     """Checks engine launch commands for target GPUs, as ``attnsel check`` does.
 
-    A list or tuple is one launch command's argv (``["python3", "-m", "sglang.launch_server",
-    ...]``, or bare flags); a string is a file's text, read as the format ``filename`` implies
-    (a shell script by default; Dockerfile, compose and Kubernetes YAML, Markdown, Python ...).
-    ``gpus``: "sm90,H100" or a list; without it, the GPUs the text names. The release is
-    ``engine_version``, else the one the text names (an image tag, a pinned pip install).
+    The first argument is one of:
+
+    - a list or tuple: one launch command's argv (``["python3", "-m", "sglang.launch_server",
+      ...]``, or bare flags);
+    - a path (a ``str`` naming a file or directory that exists, or an ``os.PathLike``): a file is
+      read as its name and first line say (shell, Dockerfile, compose, Kubernetes, Helm,
+      Markdown, Python, Makefile, justfile, Procfile, systemd unit ...), a directory is walked as
+      ``attnsel check DIR`` walks it (``exclude`` and ``include`` globs, ``gitignore``); what the walk
+      passed over is in ``skipped``. A walk that finds nothing to read raises UsageError;
+    - a string that is not a path and holds a newline or a blank: a file's text (say so with
+      ``text=`` to be sure), read as the format ``filename`` implies (a shell script by default).
+
+    ``gpus``: "sm90,H100" or a list; without it, the GPUs each file names. The release is
+    ``engine_version``, else the one the file names (an image tag, a pinned pip install).
     """
-    if isinstance(command_or_text, str):
-        argv: Optional[List[str]] = None
-        text = command_or_text
+    given = [x for x in (command_or_text, text, path) if x is not None]
+    if len(given) != 1:
+        raise UsageError("check: give one of a command (a list), a path, or text=", code="invalid_argument",
+                         where="command_or_text")
+    argv: Optional[List[str]] = None
+    body = ""
+    target: Optional[str] = None
+    if text is not None:
+        body = _text(text, "text")
+    elif path is not None:
+        target = os.fspath(path)
+    elif isinstance(command_or_text, os.PathLike):
+        target = os.fspath(command_or_text)
+    elif isinstance(command_or_text, str):
+        if os.path.exists(command_or_text):
+            target = command_or_text
+        elif any(c.isspace() for c in command_or_text) or command_or_text == "":
+            body = command_or_text
+        else:
+            raise UsageError(f"'{command_or_text}' is not a file or directory; to check a script's text, pass "
+                             f"text=..., a command as a list", code="io_error", where="command_or_text")
     elif isinstance(command_or_text, (list, tuple)):
         argv = [_text(a, "command") for a in command_or_text]
-        text = ""
         if not argv:
             raise UsageError("command: an empty argv; give the launch command to check", code="invalid_argument",
                              where="command")
     else:
-        raise UsageError(f"command_or_text: expected a list of argv items or a file's text, got "
+        raise UsageError(f"command_or_text: expected a list of argv items, a path or a file's text, got "
                          f"{type(command_or_text).__name__}", code="invalid_argument", where="command_or_text")
+    if target is not None and filename is not None:
+        raise UsageError("filename: names the format of a text; a path is read as its own name says",
+                         code="invalid_argument", where="filename")
+    if isinstance(target, bytes):
+        target = os.fsdecode(target)
     if gpus is not None and not isinstance(gpus, str):
         gpus = ",".join(_text(g, "gpus") for g in gpus)
     if unknown_model not in ("note", "error"):
         raise UnknownNameError(f"unknown_model: '{unknown_model}' is not one of note, error", code="unknown_name",
                                where="unknown_model", choices=["note", "error"])
-    raw = _answer(_attnsel.check(argv, text, _optional_text(filename, "filename"), gpus, _optional_text(cuda, "cuda"),
-                                 engine, engine_version, bool(strict), model_kind, unknown_model == "error",
-                                 None if installed is None else list(installed)))
+    if isinstance(exclude, str) or isinstance(include, str):
+        raise UsageError("exclude and include: a list of globs, not one string", code="invalid_argument",
+                         where="exclude" if isinstance(exclude, str) else "include")
+    raw = _answer(_attnsel.check(argv, body, target, _optional_text(filename, "filename"), gpus,
+                                 _optional_text(cuda, "cuda"), engine, engine_version, bool(strict), model_kind,
+                                 unknown_model == "error", None if installed is None else list(installed),
+                                 [_text(g, "exclude") for g in exclude], [_text(g, "include") for g in include],
+                                 bool(gitignore)))
     return CheckResult(raw, bool(strict))
 
 

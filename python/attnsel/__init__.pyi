@@ -1,3 +1,4 @@
+import os
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
 
@@ -68,12 +69,23 @@ class CheckedCommand:
     verdict: str
     flags: Optional[List[str]]
 
+@dataclass(frozen=True)
+class SkippedPath:
+    path: str
+    directory: bool
+    reason: str
+    detail: str
+
 class CheckResult:
     ok: bool
     strict: bool
     release: str
     findings: List[Finding]
     commands: List[CheckedCommand]
+    files: List[str]
+    skipped: List[SkippedPath]
+    input_warnings: List[str]
+    binary_skipped: int
     @property
     def errors(self) -> List[Finding]: ...
     @property
@@ -95,10 +107,12 @@ def select(gpu: Optional[str] = ..., model: Optional[str] = ..., cuda: Optional[
            multimodal: bool = ..., attention_sinks: bool = ..., dtype: str = ..., strict: bool = ...,
            prefer: Optional[str] = ..., installed: Optional[Sequence[str]] = ..., device: int = ...,
            launch_args: Sequence[str] = ..., **engine_flags: FlagValue) -> Selection: ...
-def check(command_or_text: Union[str, Sequence[str]], gpus: Union[None, str, Sequence[str]] = ...,
-          cuda: Optional[str] = ..., *, filename: Optional[str] = ..., strict: bool = ..., engine: str = ...,
-          engine_version: Optional[str] = ..., model_kind: Optional[str] = ..., unknown_model: str = ...,
-          installed: Optional[Sequence[str]] = ...) -> CheckResult: ...
+def check(command_or_text: Union[None, str, os.PathLike[str], Sequence[str]] = ...,
+          gpus: Union[None, str, Sequence[str]] = ..., cuda: Optional[str] = ..., *, text: Optional[str] = ...,
+          path: Union[None, str, os.PathLike[str]] = ..., filename: Optional[str] = ..., strict: bool = ...,
+          engine: str = ..., engine_version: Optional[str] = ..., model_kind: Optional[str] = ...,
+          unknown_model: str = ..., installed: Optional[Sequence[str]] = ..., exclude: Sequence[str] = ...,
+          include: Sequence[str] = ..., gitignore: bool = ...) -> CheckResult: ...
 def probe(timeout: float = ...) -> ProbeReport: ...
 def gpus() -> List[Dict[str, Any]]: ...
 def backends(engine: str = ..., engine_version: Optional[str] = ...) -> List[Dict[str, Any]]: ...

@@ -1,6 +1,7 @@
 // attnsel._attnsel: the C++ library for Python (pybind11). Each function answers with plain
 // Python data (dicts, lists, JSON text) and errors as values ({"error": {...}}); the package in
 // python/attnsel/ turns them into classes and exceptions. The work runs without the GIL.
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -21,6 +22,7 @@
 #include "attnsel/select_options.hpp"
 #include "attnsel/selection.hpp"
 #include "attnsel/version.hpp"
+#include "attnsel/walk.hpp"
 
 namespace py = pybind11;
 using namespace attnsel;
@@ -235,15 +237,20 @@ py::dict select_py(const SelectArgs& a) {
 struct CheckArgs {
   std::optional<std::vector<std::string>> argv;
   std::string text;
+  std::optional<std::string> path;  // a file or directory, walked as `attnsel check PATH` does
   std::optional<std::string> filename, gpus, cuda, engine_version, model_kind;
   std::string engine = "sglang";
   bool strict = false;
   bool unknown_model_error = false;
   std::optional<std::vector<std::string>> installed;
+  std::vector<std::string> exclude, include;
+  bool gitignore = true;
 };
 
 py::dict check_py(const CheckArgs& a) {
-  std::optional<CheckReport> report;
+  std::vector<CheckReport> reports;
+  std::optional<PathCheck> walked;
+  std::string document;
   std::optional<Error> error;
   {
     py::gil_scoped_release unlocked;
@@ -251,10 +258,6 @@ py::dict check_py(const CheckArgs& a) {
     auto catalog = builtin_catalog();
     if (!matrix) error = matrix.error();
     else if (!catalog) error = catalog.error();
-    CheckInput input;
-    input.argv = a.argv;
-    input.text = a.text;
-    input.file_name = a.filename.value_or("");
     CheckRun run;
     run.gpus = a.gpus;
     run.cuda = a.cuda;
@@ -272,13 +275,33 @@ py::dict check_py(const CheckArgs& a) {
         error = Error{ErrorCode::unknown_name, "unknown model kind '" + *a.model_kind + "'", "model_kind",
                       {"mha", "mla", "gdn", "dsa"}, {}};
     }
-    run.options.read_config =
-        config_reader_within(a.filename ? std::vector<std::string>{*a.filename} : std::vector<std::string>{});
     if (auto diffusion = builtin_matrix("sglang-diffusion", std::nullopt)) run.options.diffusion_matrix = *diffusion;
-    if (!error) {
+    if (!error && a.path) {
+      WalkOptions walk;
+      walk.exclude = a.exclude;
+      walk.include = a.include;
+      walk.gitignore = a.gitignore;
+      auto r = check_paths(*matrix, **catalog, {*a.path}, run, walk);
+      if (r) {
+        document = render_check_json(*r);
+        walked = std::move(*r);
+      } else {
+        error = r.error();
+      }
+    } else if (!error) {
+      CheckInput input;
+      input.argv = a.argv;
+      input.text = a.text;
+      input.file_name = a.filename.value_or("");
+      run.options.read_config =
+          config_reader_within(a.filename ? std::vector<std::string>{*a.filename} : std::vector<std::string>{});
       auto r = check_input(*matrix, **catalog, input, run);
-      if (r) report = std::move(*r);
-      else error = r.error();
+      if (r) {
+        reports.push_back(std::move(*r));
+        document = render_check_json(reports);
+      } else {
+        error = r.error();
+      }
     }
   }
   if (error) {
@@ -286,34 +309,60 @@ py::dict check_py(const CheckArgs& a) {
     if (e.where == "--gpu") e.where = "gpus";
     return error_dict(e);
   }
+  const std::vector<CheckReport>& all = walked ? walked->reports : reports;
   py::dict out;
-  out["ok"] = !report->fails(a.strict);
-  out["document"] = render_check_json(std::vector<CheckReport>{*report});
-  py::list findings;
-  for (const ReportFinding& f : report_findings(*report)) {
-    py::dict d = finding_dict(f.finding);
-    d["file"] = f.file;
-    d["gpu"] = f.gpu;
-    d["column"] = f.column;
-    d["command"] = f.check ? py::int_(*f.check) : py::object(py::none());
-    findings.append(d);
+  out["ok"] = walked ? !walked->fails(a.strict)
+                     : std::none_of(all.begin(), all.end(), [&](const CheckReport& r) { return r.fails(a.strict); });
+  out["document"] = document;
+  py::list findings, commands;
+  std::size_t offset = 0;  // a finding's command: its index among every report's commands
+  for (const CheckReport& report : all) {
+    for (const ReportFinding& f : report_findings(report)) {
+      py::dict d = finding_dict(f.finding);
+      d["file"] = f.file;
+      d["gpu"] = f.gpu;
+      d["column"] = f.column;
+      d["command"] = f.check ? py::int_(*f.check + offset) : py::object(py::none());
+      findings.append(d);
+    }
+    for (const CommandCheck& c : report.checks) {
+      py::dict d;
+      d["launcher"] = c.command.launcher;
+      d["engine"] = c.command.engine;
+      d["args"] = c.command.args;
+      d["file"] = c.command.file;
+      d["line"] = c.command.line;
+      d["gpu"] = c.target.label;
+      d["verdict"] = std::string(name_of(c.verdict()));
+      d["flags"] = c.selection ? py::cast(c.selection->flags()) : py::object(py::none());
+      commands.append(d);
+    }
+    offset += report.checks.size();
   }
   out["findings"] = findings;
-  py::list commands;
-  for (const CommandCheck& c : report->checks) {
-    py::dict d;
-    d["launcher"] = c.command.launcher;
-    d["engine"] = c.command.engine;
-    d["args"] = c.command.args;
-    d["file"] = c.command.file;
-    d["line"] = c.command.line;
-    d["gpu"] = c.target.label;
-    d["verdict"] = std::string(name_of(c.verdict()));
-    d["flags"] = c.selection ? py::cast(c.selection->flags()) : py::object(py::none());
-    commands.append(d);
-  }
   out["commands"] = commands;
-  out["release"] = report->release;
+  // The release judged against: the one every report agrees on, else "".
+  std::string release = all.empty() ? std::string() : all.front().release;
+  for (const CheckReport& r : all)
+    if (r.release != release) release.clear();
+  out["release"] = release;
+  py::list files, skipped, warnings;
+  if (walked) {
+    for (const CheckReport& r : walked->reports) files.append(r.file);
+    for (const SkippedPath& sp : walked->walk.skipped) {
+      py::dict d;
+      d["path"] = sp.path;
+      d["directory"] = sp.directory;
+      d["reason"] = std::string(name_of(sp.reason));
+      d["detail"] = sp.detail;
+      skipped.append(d);
+    }
+    for (const std::string& w : walked->walk.warnings) warnings.append(w);
+  }
+  out["files"] = files;
+  out["skipped"] = skipped;
+  out["input_warnings"] = warnings;
+  out["binary_skipped"] = walked ? walked->binary : 0;
   return out;
 }
 
@@ -427,13 +476,16 @@ PYBIND11_MODULE(_attnsel, m) {
 
   m.def(
       "check",
-      [](std::optional<std::vector<std::string>> argv, std::string text, std::optional<std::string> filename,
-         std::optional<std::string> gpus, std::optional<std::string> cuda, std::string engine,
-         std::optional<std::string> engine_version, bool strict, std::optional<std::string> model_kind,
-         bool unknown_model_error, std::optional<std::vector<std::string>> installed) {
+      [](std::optional<std::vector<std::string>> argv, std::string text, std::optional<std::string> path,
+         std::optional<std::string> filename, std::optional<std::string> gpus, std::optional<std::string> cuda,
+         std::string engine, std::optional<std::string> engine_version, bool strict,
+         std::optional<std::string> model_kind, bool unknown_model_error,
+         std::optional<std::vector<std::string>> installed, std::vector<std::string> exclude,
+         std::vector<std::string> include, bool gitignore) {
         CheckArgs a;
         a.argv = std::move(argv);
         a.text = std::move(text);
+        a.path = std::move(path);
         a.filename = std::move(filename);
         a.gpus = std::move(gpus);
         a.cuda = std::move(cuda);
@@ -443,11 +495,15 @@ PYBIND11_MODULE(_attnsel, m) {
         a.model_kind = std::move(model_kind);
         a.unknown_model_error = unknown_model_error;
         a.installed = std::move(installed);
+        a.exclude = std::move(exclude);
+        a.include = std::move(include);
+        a.gitignore = gitignore;
         return check_py(a);
       },
-      py::arg("argv"), py::arg("text"), py::arg("filename"), py::arg("gpus"), py::arg("cuda"), py::arg("engine"),
-      py::arg("engine_version"), py::arg("strict"), py::arg("model_kind"), py::arg("unknown_model_error"),
-      py::arg("installed"));
+      py::arg("argv"), py::arg("text"), py::arg("path"), py::arg("filename"), py::arg("gpus"), py::arg("cuda"),
+      py::arg("engine"), py::arg("engine_version"), py::arg("strict"), py::arg("model_kind"),
+      py::arg("unknown_model_error"), py::arg("installed"), py::arg("exclude"), py::arg("include"),
+      py::arg("gitignore"));
 
   m.def("probe", &probe_py, py::arg("timeout"));
   m.def("gpus", &gpus_py);

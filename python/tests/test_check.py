@@ -153,3 +153,95 @@ def test_not_a_launch_command():
 def test_bad_arguments(kwargs):
     with pytest.raises(attnsel.UsageError):
         attnsel.check(**kwargs)
+
+
+# ---- paths: files and directories, walked as `attnsel check PATH` walks them ----
+
+def walk_dir(source_dir):
+    return os.path.join(source_dir, "tests", "fixtures", "walk")
+
+
+def test_a_path_is_read_as_a_path_not_as_text(source_dir):
+    path = os.path.join(source_dir, "tests", "fixtures", "check", "launch.sh")
+    r = attnsel.check(path, gpus="sm90")
+    assert r.files == [path]
+    assert r.commands and all(c.file == path for c in r.commands)
+    assert r.to_dict() == attnsel.check(text=open(path).read(), filename=path, gpus="sm90").to_dict()
+
+
+def test_a_pathlike_and_the_path_keyword(source_dir):
+    import pathlib
+    path = pathlib.Path(walk_dir(source_dir)) / "Makefile"
+    by_pathlike = attnsel.check(path, gpus="sm90")
+    by_keyword = attnsel.check(path=str(path), gpus="sm90")
+    assert by_pathlike.files == by_keyword.files == [str(path)]
+    assert [c.line for c in by_pathlike.commands] == [c.line for c in by_keyword.commands]
+    assert by_pathlike.commands
+
+
+def test_a_directory_is_walked_and_what_it_passes_over_is_listed(cli, source_dir):
+    root = walk_dir(source_dir)
+    r = attnsel.check(root, gpus="sm90,sm100")
+    reasons = {os.path.relpath(p.path, root): (p.directory, p.reason) for p in r.skipped}
+    assert reasons["build"] == (True, "skip-list")
+    assert reasons["node_modules"] == (True, "skip-list")
+    assert reasons["config/notes.txt"] == (False, "other-kind")
+    assert os.path.join(root, "Makefile") in r.files and os.path.join(root, "Procfile") in r.files
+    assert len(r.commands) > 40
+    code, printed = cli("check", "--gpu", "sm90,sm100", "--format", "json", root)
+    assert r.to_dict() == printed
+    assert printed["summary"]["skipped_directories"] == sum(p.directory for p in r.skipped)
+    assert code == (0 if r.ok else 1)
+
+
+def test_a_directory_gives_the_findings_of_its_files_one_by_one(source_dir):
+    root = walk_dir(source_dir)
+    walked = attnsel.check(root, gpus="sm90")
+    one_by_one = [attnsel.check(f, gpus="sm90") for f in walked.files]
+    assert [c for r in one_by_one for c in r.commands] == walked.commands
+    key = lambda f: (f.file, f.line, f.rule, f.gpu, f.message)
+    assert [key(f) for r in one_by_one for f in r.findings] == [key(f) for f in walked.findings]
+
+
+def test_exclude_include_and_gitignore(tmp_path):
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "deploy" / "serve.sh").write_text("python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B\n")
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "run.sh").write_text("python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B\n")
+    (tmp_path / "old.sh").write_text("python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B\n")
+    (tmp_path / ".gitignore").write_text("old.sh\n")
+    plain = attnsel.check(str(tmp_path), gpus="sm90")
+    assert [os.path.relpath(f, tmp_path) for f in plain.files] == ["deploy/serve.sh"]
+    ignored = [p for p in plain.skipped if p.reason == "gitignored"]
+    assert [os.path.basename(p.path) for p in ignored] == ["old.sh"] and ".gitignore:1" in ignored[0].detail
+    everything = attnsel.check(str(tmp_path), gpus="sm90", include=["build"], gitignore=False, exclude=["deploy"])
+    assert sorted(os.path.relpath(f, tmp_path) for f in everything.files) == ["build/run.sh", "old.sh"]
+    with pytest.raises(attnsel.UsageError):
+        attnsel.check(str(tmp_path), gpus="sm90", exclude="deploy")  # a list, not one string
+
+
+def test_a_directory_that_gives_nothing_raises_with_what_was_passed_over(tmp_path):
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "run.sh").write_text("python3 -m sglang.launch_server --model-path x\n")
+    (tmp_path / "notes.txt").write_text("nothing\n")
+    with pytest.raises(attnsel.UsageError) as e:
+        attnsel.check(str(tmp_path), gpus="sm90")
+    assert e.value.code == "io_error"
+    assert "passed over 1 folder and 1 file" in str(e.value) and "--include 'build'" in str(e.value)
+    # Named, the folder of the skip list is read.
+    assert len(attnsel.check(str(tmp_path / "build"), gpus="sm90").files) == 1
+
+
+def test_text_stays_possible_and_a_missing_path_is_said():
+    assert attnsel.check(text="python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B", gpus="sm90").commands
+    # One line with blanks that is not a path: a one-line script, as before.
+    assert attnsel.check("python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B\n", gpus="sm90").commands
+    with pytest.raises(attnsel.UsageError) as e:
+        attnsel.check("deploy/serve.sh", gpus="sm90")
+    assert "not a file or directory" in str(e.value) and "text=" in str(e.value)
+    with pytest.raises(attnsel.UsageError):
+        attnsel.check(text="x", path="y", gpus="sm90")
+    with pytest.raises(attnsel.UsageError):
+        attnsel.check(path="/nonexistent/attnsel/serve.sh", gpus="sm90")
+    with pytest.raises(attnsel.UsageError):
+        attnsel.check(os.path.abspath(__file__), gpus="sm90", filename="x.sh")

@@ -10,6 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include <unistd.h>
+
+#include <sstream>
+
 #include <fmt/format.h>
 
 #include "attnsel/input.hpp"
@@ -224,6 +228,132 @@ std::string render_check_json(const std::vector<CheckReport>& reports, int inden
     if (!r.file.empty() && !r.context.empty()) contexts.emplace_back(r.file, r.context);
   }
   return render_check_json(checks, skipped, contexts, indent);
+}
+
+namespace {
+
+// UTF-16 or UTF-32 text: a byte-order mark, or NUL bytes between ASCII characters.
+bool looks_utf16(std::string_view text) {
+  if (text.size() >= 2 && ((text[0] == '\xFF' && text[1] == '\xFE') || (text[0] == '\xFE' && text[1] == '\xFF'))) return true;
+  const std::string_view head = text.substr(0, 512);
+  std::size_t nul_odd = 0, nul_even = 0;
+  for (std::size_t i = 0; i < head.size(); ++i)
+    if (head[i] == '\0') ++(i % 2 == 0 ? nul_even : nul_odd);
+  const std::size_t half = head.size() / 2;
+  return half >= 4 && (nul_odd * 10 >= half * 9 || nul_even * 10 >= half * 9);
+}
+
+bool looks_binary(std::string_view text) { return text.substr(0, 8192).find('\0') != std::string_view::npos; }
+
+}  // namespace
+
+Result<CheckFile> read_check_file(const std::string& path, const std::string& stdin_name) {
+  Result<std::string> text = path == "-" ? read_input_fd(STDIN_FILENO, "<stdin>") : read_input_file(path);
+  if (!text) return text.error();
+  CheckFile f;
+  if (looks_utf16(*text))
+    return Error{ErrorCode::io_error, "UTF-16 or UTF-32 text; attnsel reads UTF-8 (convert it: iconv -f UTF-16 -t UTF-8)",
+                 path == "-" ? stdin_name : path, {}, {}};
+  f.binary = looks_binary(*text);
+  if (!f.binary) f.text = std::move(*text);
+  return f;
+}
+
+bool PathCheck::fails(bool strict) const {
+  if (std::any_of(reports.begin(), reports.end(), [&](const CheckReport& r) { return r.fails(strict); })) return true;
+  return strict && !walk.warnings.empty();
+}
+
+Result<PathCheck> check_paths(const std::shared_ptr<const Matrix>& matrix, const Catalog& catalog,
+                              const std::vector<std::string>& paths, const CheckRun& run, const WalkOptions& walk) {
+  PathCheck out;
+  out.walk = walk_paths(paths, walk);
+  std::vector<Error> problems = out.walk.problems;
+  if (out.walk.files.empty() && problems.empty()) {
+    std::string where;
+    for (const std::string& d : out.walk.empty_directories) where += (where.empty() ? "" : ", ") + d;
+    return Error{ErrorCode::io_error, nothing_read_message(out.walk), where, {}, {}};
+  }
+  CheckRun each = run;
+  each.options.read_config = config_reader_within(paths);
+  std::optional<Error> no_gpu;
+  std::size_t with_commands = 0, without_gpu = 0;
+  for (const std::string& path : out.walk.files) {
+    Result<CheckFile> file = read_check_file(path);
+    if (!file) {
+      problems.push_back(file.error());
+      continue;
+    }
+    if (file->binary) {
+      ++out.binary;
+      continue;
+    }
+    CheckInput input;
+    input.text = std::move(file->text);
+    input.file_name = path;
+    Result<CheckReport> report = check_input(matrix, catalog, input, each);
+    if (!report) {
+      if (report.error().where == "--gpu" && !run.gpus) {
+        // As `attnsel check` says it: this file's commands were not checked.
+        ++with_commands;
+        ++without_gpu;
+        if (!no_gpu) no_gpu = report.error();
+        problems.push_back(Error{ErrorCode::invalid_argument, "names no GPU; its commands were not checked: give the GPUs",
+                                 path, {}, {}});
+        continue;
+      }
+      Error e = report.error();
+      if (e.where.empty()) e.where = path;
+      problems.push_back(std::move(e));
+      continue;
+    }
+    if (!report->checks.empty()) ++with_commands;
+    out.reports.push_back(std::move(*report));
+  }
+  if (no_gpu && without_gpu == with_commands) return *no_gpu;  // no file names its GPUs: the run must
+  if (!problems.empty()) {
+    std::string message = problems.size() == 1 ? std::string()
+                                               : fmt::format("{} paths could not be read or checked: ", problems.size());
+    for (std::size_t k = 0; k < problems.size(); ++k)
+      message += (k ? "; " : "") + (problems[k].where.empty() ? std::string() : problems[k].where + ": ") + problems[k].message;
+    if (problems.size() == 1) return Error{problems[0].code, problems[0].message, problems[0].where, {}, {}};
+    return Error{ErrorCode::io_error, std::move(message), problems.front().where, {}, {}};
+  }
+  return out;
+}
+
+std::string render_check_json(const std::vector<CheckReport>& reports, const CheckInputs& inputs, int indent) {
+  std::ostringstream out;
+  CheckWriterOptions options;
+  options.indent = indent;
+  std::unique_ptr<CheckWriter> writer = make_check_writer(CheckFormat::json, out, options);
+  for (const CheckReport& r : reports) {
+    // One command's checks (one per target, the targets in the same order for every command of
+    // the file) at a time, as `attnsel check` writes them.
+    std::size_t k = 0;
+    while (k < r.checks.size()) {
+      std::size_t end = k + 1;
+      while (end < r.checks.size() && r.checks[end].target.label != r.checks[k].target.label) ++end;
+      writer->command(std::vector<CommandCheck>(r.checks.begin() + static_cast<std::ptrdiff_t>(k),
+                                                r.checks.begin() + static_cast<std::ptrdiff_t>(end)),
+                      r.context.empty() ? nullptr : &r.context);
+      k = end;
+    }
+    writer->skipped(r.skipped);
+  }
+  writer->finish(inputs);
+  return out.str();
+}
+
+std::string render_check_json(const PathCheck& check, int indent) {
+  CheckInputs inputs;
+  inputs.files = check.reports.size();
+  for (const CheckReport& r : check.reports) inputs.files_with_commands += r.checks.empty() ? 0 : 1;
+  inputs.binary_skipped = check.binary;
+  inputs.skipped_directories = check.walk.skipped_directories();
+  inputs.skipped_files = check.walk.skipped_files();
+  inputs.warnings = check.walk.warnings;
+  return render_check_json(check.reports, inputs, indent);
 }
 
 ConfigFileReader config_reader_within(const std::vector<std::string>& inputs) {

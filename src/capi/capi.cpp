@@ -90,8 +90,11 @@ struct attnsel_check {
   std::optional<std::string> release;
   bool from_file = false;
   CheckRun run;
-  std::vector<CheckReport> reports;  // one per input, in the order given
+  std::vector<CheckReport> reports;  // one per input, in the order given (one per file of a path)
   std::vector<ReportFinding> findings;
+  WalkOptions walk;                    // attnsel_check_path: --exclude, --include
+  std::vector<SkippedPath> skipped;    // every path walks passed over
+  std::size_t files_read = 0, files_with_commands = 0, binary = 0;  // of attnsel_check_path
   std::map<std::pair<int, std::size_t>, std::string> json;  // by indent and inputs seen; never erased
   std::string last_error;
 };
@@ -1111,6 +1114,71 @@ attnsel_status attnsel_check_text(attnsel_check* check, const char* text, size_t
   });
 }
 
+attnsel_status attnsel_check_add_exclude(attnsel_check* check, const char* glob) {
+  if (!live(check)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(check, [&] {
+    if (auto bad = check_text(check, glob, "glob")) return *bad;
+    if (glob == nullptr) check->walk.exclude.clear();
+    else check->walk.exclude.emplace_back(glob);
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_check_add_include(attnsel_check* check, const char* glob) {
+  if (!live(check)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(check, [&] {
+    if (auto bad = check_text(check, glob, "glob")) return *bad;
+    if (glob == nullptr) check->walk.include.clear();
+    else check->walk.include.emplace_back(glob);
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_check_path(attnsel_check* check, const char* path) {
+  if (!live(check)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(check, [&] {
+    if (path == nullptr) return fail(check, ATTNSEL_ERR_INVALID_ARGUMENT, "path: NULL");
+    if (auto bad = check_text(check, path, "path")) return *bad;
+    auto result = check_paths(check->matrix, *check->catalog, {path}, check->run, check->walk);
+    if (!result) return fail(check, result.error());
+    std::vector<ReportFinding> found;
+    for (const CheckReport& r : result->reports) {
+      std::vector<ReportFinding> more = report_findings(r);
+      found.insert(found.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+      check->files_with_commands += r.checks.empty() ? 0 : 1;
+    }
+    check->files_read += result->reports.size();
+    check->binary += result->binary;
+    check->skipped.insert(check->skipped.end(), result->walk.skipped.begin(), result->walk.skipped.end());
+    for (CheckReport& r : result->reports) check->reports.push_back(std::move(r));
+    check->findings.insert(check->findings.end(), std::make_move_iterator(found.begin()),
+                           std::make_move_iterator(found.end()));
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_check_skipped_count(attnsel_check* check, size_t* count) {
+  if (!live(check)) return ATTNSEL_ERR_INVALID_HANDLE;
+  if (count == nullptr) return fail(check, ATTNSEL_ERR_INVALID_ARGUMENT, "count: NULL");
+  *count = check->skipped.size();
+  return ATTNSEL_OK;
+}
+
+attnsel_status attnsel_check_skipped(attnsel_check* check, size_t index, const char** path, const char** reason,
+                                     int* directory) {
+  if (!live(check)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(check, [&] {
+    if (index >= check->skipped.size())
+      return fail(check, ATTNSEL_ERR_OUT_OF_RANGE, "skipped path " + std::to_string(index) + ": there are " +
+                                                       std::to_string(check->skipped.size()));
+    const SkippedPath& p = check->skipped[index];
+    if (path != nullptr) *path = p.path.c_str();
+    if (reason != nullptr) *reason = p.detail.c_str();
+    if (directory != nullptr) *directory = p.directory ? 1 : 0;
+    return ATTNSEL_OK;
+  });
+}
+
 attnsel_status attnsel_check_ok(attnsel_check* check, int* ok) {
   if (!live(check)) return ATTNSEL_ERR_INVALID_HANDLE;
   if (ok == nullptr) return fail(check, ATTNSEL_ERR_INVALID_ARGUMENT, "ok: NULL");
@@ -1174,9 +1242,18 @@ attnsel_status attnsel_check_json(attnsel_check* check, int indent, const char**
   if (!live(check)) return ATTNSEL_ERR_INVALID_HANDLE;
   if (json == nullptr) return fail(check, ATTNSEL_ERR_INVALID_ARGUMENT, "json: NULL");
   return guarded(check, [&] {
-    const std::pair<int, std::size_t> key{detail::clamp_indent(indent), check->reports.size()};
+    // Every successful input adds a report, a skipped path or a binary file: the sum tells them apart.
+    const std::pair<int, std::size_t> key{detail::clamp_indent(indent),
+                                          check->reports.size() + check->skipped.size() + check->binary};
     auto it = check->json.find(key);
-    if (it == check->json.end()) it = check->json.emplace(key, render_check_json(check->reports, key.first)).first;
+    if (it == check->json.end()) {
+      CheckInputs inputs;  // what paths walked add to the summary; texts count as their commands' files
+      inputs.files = check->files_read;
+      inputs.files_with_commands = check->files_with_commands;
+      inputs.binary_skipped = check->binary;
+      for (const SkippedPath& p : check->skipped) ++(p.directory ? inputs.skipped_directories : inputs.skipped_files);
+      it = check->json.emplace(key, render_check_json(check->reports, inputs, key.first)).first;
+    }
     *json = it->second.c_str();
     return ATTNSEL_OK;
   });

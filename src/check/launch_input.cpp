@@ -29,6 +29,13 @@ using launch_detail::scan_python;
 using launch_detail::scan_rst;
 using launch_detail::scan_asciidoc;
 using launch_detail::scan_helm;
+using launch_detail::scan_makefile;
+using launch_detail::scan_justfile;
+using launch_detail::scan_procfile;
+using launch_detail::scan_systemd;
+using launch_detail::jinja_as_text;
+using launch_detail::npos;
+using launch_detail::ltrim;
 
 std::string_view name_of(InputFormat f) {
   switch (f) {
@@ -42,30 +49,112 @@ std::string_view name_of(InputFormat f) {
     case InputFormat::helm: return "helm";
     case InputFormat::rst: return "rst";
     case InputFormat::asciidoc: return "asciidoc";
+    case InputFormat::makefile: return "makefile";
+    case InputFormat::justfile: return "justfile";
+    case InputFormat::procfile: return "procfile";
+    case InputFormat::systemd: return "systemd";
   }
   return "shell";
 }
 
-InputFormat detect_input_format(std::string_view file_name, std::string_view text) {
-  const std::string base = lower(basename(file_name));
-  if (base == "dockerfile" || base == "containerfile" || starts_with(base, "dockerfile.") ||
-      starts_with(base, "containerfile.") || ends_with(base, ".dockerfile") || ends_with(base, ".containerfile")) {
-    return InputFormat::dockerfile;
+namespace {
+
+// The name of a Jinja template without its suffix (serve.sh.j2 -> serve.sh); nullopt for another name.
+std::optional<std::string_view> template_inner(std::string_view file_name) {
+  for (std::string_view suffix : {".j2", ".jinja2", ".jinja"}) {
+    if (file_name.size() > suffix.size() && lower(file_name.substr(file_name.size() - suffix.size())) == suffix)
+      return file_name.substr(0, file_name.size() - suffix.size());
   }
-  if (ends_with(base, ".md") || ends_with(base, ".markdown")) return InputFormat::markdown;
-  if (ends_with(base, ".py") || starts_with(text, "#!/usr/bin/env python") || starts_with(text, "#!/usr/bin/python"))
-    return InputFormat::python;
-  if (ends_with(base, ".rst") || ends_with(base, ".rest")) return InputFormat::rst;
-  if (ends_with(base, ".adoc") || ends_with(base, ".asciidoc") || ends_with(base, ".asc")) return InputFormat::asciidoc;
+  return std::nullopt;
+}
+
+// The program a `#!` line runs: its basename, through `env [-S] PROGRAM`; "" without a shebang.
+std::string shebang_program(std::string_view text) {
+  if (!starts_with(text, "#!")) return {};
+  std::string_view line = text.substr(2, text.find('\n') == npos ? npos : text.find('\n') - 2);
+  std::vector<std::string_view> words;
+  while (!(line = ltrim(line)).empty()) {
+    const std::size_t end = std::min(line.find_first_of(" \t\r"), line.size());
+    words.push_back(line.substr(0, end));
+    line = line.substr(end);
+  }
+  std::size_t k = 0;
+  if (k < words.size() && basename(words[k]) == "env") {
+    ++k;
+    while (k < words.size() && (starts_with(words[k], "-") || words[k].find('=') != npos)) ++k;
+  }
+  return k < words.size() ? lower(basename(words[k])) : std::string();
+}
+
+bool is_shell_program(std::string_view program) {
+  static constexpr std::string_view kShells[] = {"sh", "bash", "zsh", "ksh", "dash", "ash", "mksh"};
+  return std::find(std::begin(kShells), std::end(kShells), program) != std::end(kShells);
+}
+
+// The format a lower-case base name says, alone.
+std::optional<InputFormat> format_by_name(std::string_view base) {
+  auto any_suffix = [&](std::initializer_list<std::string_view> suffixes) {
+    return std::any_of(suffixes.begin(), suffixes.end(), [&](std::string_view s) { return ends_with(base, s); });
+  };
+  if (base == "dockerfile" || base == "containerfile" || starts_with(base, "dockerfile.") ||
+      starts_with(base, "containerfile.") || any_suffix({".dockerfile", ".containerfile"}))
+    return InputFormat::dockerfile;
+  if (any_suffix({".md", ".markdown", ".mdx"})) return InputFormat::markdown;
+  if (ends_with(base, ".py")) return InputFormat::python;
+  if (any_suffix({".rst", ".rest"})) return InputFormat::rst;
+  if (any_suffix({".adoc", ".asciidoc", ".asc"})) return InputFormat::asciidoc;
   if (ends_with(base, ".tpl")) return InputFormat::helm;
-  if (ends_with(base, ".yml") || ends_with(base, ".yaml")) {
+  if (any_suffix({".yml", ".yaml"})) return InputFormat::kubernetes;  // told apart by the caller
+  if (any_suffix({".sh", ".bash", ".zsh", ".ksh", ".slurm", ".sbatch", ".pbs"})) return InputFormat::shell;
+  if (base == "makefile" || base == "gnumakefile" || starts_with(base, "makefile.") || any_suffix({".mk", ".make"}))
+    return InputFormat::makefile;
+  if (base == "justfile" || base == ".justfile" || ends_with(base, ".just")) return InputFormat::justfile;
+  if (base == "procfile" || starts_with(base, "procfile.")) return InputFormat::procfile;
+  if (ends_with(base, ".service")) return InputFormat::systemd;
+  return std::nullopt;
+}
+
+// Extensions of files that are never scripts (source code, data, archives, images): their first
+// line is not looked at, so a walk does not open each of them.
+bool never_a_script(std::string_view base) {
+  const std::size_t dot = base.rfind('.');
+  if (dot == npos || dot == 0) return false;
+  static constexpr std::string_view kExtensions[] = {
+      "c",    "h",     "cc",   "cpp",  "cxx",   "hpp",  "hh",   "hxx",  "cu",      "cuh",   "go",   "rs",
+      "java", "kt",    "scala", "js",  "mjs",   "cjs",  "ts",   "tsx",  "jsx",     "json",  "jsonl", "txt",
+      "csv",  "tsv",   "log",  "lock", "toml",  "ini",  "cfg",  "conf", "xml",     "html",  "htm",  "css",
+      "scss", "svg",   "png",  "jpg",  "jpeg",  "gif",  "ico",  "webp", "pdf",     "zip",   "gz",   "tgz",
+      "bz2",  "xz",    "zst",  "tar",  "whl",   "so",   "a",    "o",    "dylib",   "dll",   "exe",  "bin",
+      "pt",   "pth",   "safetensors", "onnx", "pb", "npy", "npz", "pkl", "parquet", "proto", "cmake", "tex",
+      "pyc",  "pyi",   "ipynb", "patch", "diff"};
+  const std::string_view ext = base.substr(dot + 1);
+  return std::find(std::begin(kExtensions), std::end(kExtensions), ext) != std::end(kExtensions);
+}
+
+}  // namespace
+
+std::optional<InputFormat> recognised_format(std::string_view file_name, std::string_view text) {
+  if (auto inner = template_inner(file_name)) file_name = *inner;
+  const std::string base = lower(basename(file_name));
+  std::optional<InputFormat> format = format_by_name(base);
+  if (format == InputFormat::dockerfile || format == InputFormat::markdown) return format;
+  if (!format && never_a_script(base)) return std::nullopt;
+  const std::string program = shebang_program(text);
+  if (starts_with(program, "python")) return InputFormat::python;
+  if (format == InputFormat::kubernetes) {
     const std::string path = lower(file_name);
     if (path.find("templates/") != std::string::npos || text.find("{{") != std::string_view::npos)
       return InputFormat::helm;
     if (starts_with(base, "docker-compose") || starts_with(base, "compose")) return InputFormat::compose;
     return yaml_looks_like_compose(text) ? InputFormat::compose : InputFormat::kubernetes;
   }
-  return InputFormat::shell;
+  if (format) return format;
+  if (is_shell_program(program)) return InputFormat::shell;
+  return std::nullopt;
+}
+
+InputFormat detect_input_format(std::string_view file_name, std::string_view text) {
+  return recognised_format(file_name, text).value_or(InputFormat::shell);
 }
 
 LaunchScan scan_launch_input(std::string_view text, std::string_view file_name, InputFormat format,
@@ -82,6 +171,17 @@ LaunchScan scan_launch_input(std::string_view text, std::string_view file_name, 
 
 LaunchScan launch_detail::scan_launch_input(std::string_view text, std::string_view file_name, InputFormat format,
                                             const std::vector<Launcher>& launchers, ScanShortcuts shortcuts) {
+  // A Jinja template: read as what it renders to, its statements blanked and its values unknown.
+  std::string rendered;
+  if (auto inner = template_inner(file_name)) {
+    const std::optional<InputFormat> underlying =
+        format == InputFormat::detect ? recognised_format(*inner, text) : std::optional<InputFormat>(format);
+    const bool yaml = underlying == InputFormat::kubernetes || underlying == InputFormat::compose ||
+                      underlying == InputFormat::helm;
+    rendered = jinja_as_text(text, /*keep_values=*/yaml);
+    text = rendered;
+    if (format == InputFormat::detect) format = detect_input_format(*inner, text);
+  }
   if (format == InputFormat::detect) format = detect_input_format(file_name, text);
   Sink sink;
   sink.launchers = &launchers;
@@ -98,6 +198,10 @@ LaunchScan launch_detail::scan_launch_input(std::string_view text, std::string_v
     case InputFormat::python: scan_python(text, sink); break;
     case InputFormat::rst: scan_rst(text, sink); break;
     case InputFormat::asciidoc: scan_asciidoc(text, sink); break;
+    case InputFormat::makefile: scan_makefile(text, sink); break;
+    case InputFormat::justfile: scan_justfile(text, sink); break;
+    case InputFormat::procfile: scan_procfile(text, sink); break;
+    case InputFormat::systemd: scan_systemd(text, sink); break;
   }
   LaunchScan scan;
   std::stable_sort(sink.found.begin(), sink.found.end(),

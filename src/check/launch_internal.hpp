@@ -253,6 +253,19 @@ void scan_python(std::string_view text, Sink& sink);
 // read_yaml.cpp: Helm templates, `{{ ... }}` made opaque values, then read as Kubernetes YAML.
 void scan_helm(std::string_view text, Sink& sink);
 
+// read_make.cpp: Makefiles (recipe lines, make variables) and justfiles (recipes, variables, parameters).
+void scan_makefile(std::string_view text, Sink& sink);
+void scan_justfile(std::string_view text, Sink& sink);
+
+// read_units.cpp: Procfiles (`name: command`) and systemd units (ExecStart= with Environment=).
+void scan_procfile(std::string_view text, Sink& sink);
+void scan_systemd(std::string_view text, Sink& sink);
+
+// read_units.cpp: a Jinja template's text as what it renders to: {% ... %} and {# ... #} blanked
+// (their newlines kept), {{ ... }} kept for YAML (the Helm reader makes it a value) or made ${...},
+// an unknown value to the shell, Dockerfile and Python readers, when not `keep_values`.
+std::string jinja_as_text(std::string_view text, bool keep_values);
+
 // launch_input.cpp: scan_launch_input with its shortcuts chosen. `prefilter` off expands every
 // shell command (Sink::prefilter); `every_line` reads every line for context hints instead of
 // only the lines that hold a needle. Tests run both ways to prove the shortcuts change nothing.

@@ -555,6 +555,8 @@ json summary_json(const Tally& t, const CheckInputs& in) {
   return {{"files", std::max(in.files, t.files.size())},
           {"files_with_commands", std::max(in.files_with_commands, t.files.size())},
           {"binary_skipped", in.binary_skipped},
+          {"skipped_directories", in.skipped_directories},
+          {"skipped_files", in.skipped_files},
           {"gpus", t.gpus},
           {"commands", t.commands},
           {"commands_failing", t.failing},

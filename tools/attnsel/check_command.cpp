@@ -2,29 +2,30 @@
 //
 //   attnsel check --gpu sm90,sm100 [--cuda X.Y] [--strict] [--format text|json|github|markdown] [--model-kind K]
 //                 [--matrix FILE] -- python3 -m sglang.launch_server ...
-//   attnsel check [--gpu sm90] [--sglang-version X.Y.Z] FILE|DIR...   (shell, Dockerfile, compose,
-//                 Kubernetes, Helm, Markdown, rst, AsciiDoc, Python; - is stdin, see --stdin-filename)
+//   attnsel check [--gpu sm90] [--sglang-version X.Y.Z] [--exclude GLOB] [--include GLOB] [--verbose] FILE|DIR...
+//                 (shell, Slurm/PBS, Dockerfile, compose, Kubernetes, Helm, Markdown/MDX, rst, AsciiDoc,
+//                 Python, Makefile, justfile, Procfile, systemd units, Jinja templates of them; - is
+//                 stdin, see --stdin-filename). Directories are walked by the library (walk.hpp): what
+//                 it passes over is counted on stderr and in the JSON summary, --verbose lists it.
 //   Without --gpu, the GPU the files name (node selectors, instance types, dstack, SkyPilot).
 //   Under --format github, $GITHUB_STEP_SUMMARY (when set) gets the Markdown report appended.
 //
 // Exit codes: 0 every command clean (or warnings only, without --strict); 1 an error in a checked
-// command, or a warning with --strict; 2 bad usage of attnsel or unreadable input.
+// command, or a warning with --strict; 2 bad usage of attnsel or unreadable input, or a walk that
+// found no file to read.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <exception>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <thread>
-#include <unordered_set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -35,6 +36,7 @@
 #include "attnsel/input.hpp"
 #include "attnsel/launch.hpp"
 #include "attnsel/matrix.hpp"
+#include "attnsel/walk.hpp"
 #include "cli.hpp"
 
 namespace attnsel::cli {
@@ -47,6 +49,9 @@ struct CheckArgs {
   bool json = false;  // --json: --format json
   bool strict = false;
   bool files_marker = false;  // --files: only in the help (main() takes the paths after it out of argv)
+  std::vector<std::string> exclude, include;  // walk globs (walk.hpp)
+  bool no_gitignore = false;
+  bool verbose = false;  // list every path a walk passed over
   std::vector<std::string> inputs;  // files and directories, or the command after --
 };
 
@@ -55,112 +60,6 @@ struct Input {
   std::string text;
 };
 
-
-// Every input through the library's bounded reader (64 MiB, regular files only, errno in the message).
-std::optional<std::string> read_bounded(const std::string& path, std::string& problem) {
-  Result<std::string> text = path == "-" ? read_input_fd(STDIN_FILENO, "<stdin>") : read_input_file(path);
-  if (text) return std::move(*text);
-  problem = text.error().describe();
-  return std::nullopt;
-}
-
-// Folders a walk passes over: version control, dependencies, vendored and built code.
-bool skipped_directory(const std::string& name) {
-  static const char* const kNames[] = {".git", ".hg", ".svn", "node_modules", "vendor", "third_party", "3rdparty",
-                                       "external", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache", "site-packages",
-                                       "build", "dist", ".cache"};
-  return std::find_if(std::begin(kNames), std::end(kNames), [&](const char* n) { return name == n; }) != std::end(kNames);
-}
-
-// Files a walk reads: the formats check knows, and extensionless scripts with a shell shebang.
-bool walked_file(const std::filesystem::path& p) {
-  std::string name = p.filename().string();
-  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  static const char* const kExtensions[] = {".sh",  ".bash", ".zsh", ".yml", ".yaml", ".md",   ".markdown", ".py",
-                                            ".rst", ".adoc", ".asciidoc", ".tpl", ".dockerfile", ".containerfile"};
-  for (const char* e : kExtensions) {
-    const std::string ext(e);
-    if (name.size() > ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0) return true;
-  }
-  if (name.rfind("dockerfile", 0) == 0 || name.rfind("containerfile", 0) == 0) return true;
-  if (name.find('.') != std::string::npos) return false;
-  std::ifstream in(p, std::ios::binary);
-  char head[2] = {0, 0};
-  in.read(head, 2);
-  return in.gcount() == 2 && head[0] == '#' && head[1] == '!';
-}
-
-// How deep a walk goes and how many entries it looks at: a tree 20,000 directories deep or with
-// millions of entries is refused with a message, never followed until memory or descriptors run out.
-constexpr int kMaxWalkDepth = 64;
-constexpr std::size_t kMaxWalkEntries = 1000000;
-
-// The files named: directories walked in name order; what cannot be walked is a problem. A file
-// named twice (or a directory walked twice) is read once.
-std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs, std::vector<std::string>& problems) {
-  namespace fs = std::filesystem;
-  std::vector<std::string> files;
-  std::unordered_set<std::string> seen;
-  auto add = [&](const std::string& path) {
-    const std::string key = path == "-" ? path : fs::path(path).lexically_normal().string();
-    if (seen.insert(key).second) files.push_back(path);
-  };
-  for (const std::string& in : inputs) {
-    std::error_code ec;
-    if (in == "-" || !fs::is_directory(in, ec)) {
-      add(in);
-      continue;
-    }
-    std::vector<std::string> found;
-    fs::recursive_directory_iterator it(in, fs::directory_options::skip_permission_denied, ec), end;
-    if (ec) {
-      problems.push_back(fmt::format("{}: cannot read the directory ({})", in, ec.message()));
-      continue;
-    }
-    std::size_t entries = 0;
-    bool too_deep = false;
-    for (; it != end; it.increment(ec)) {
-      if (ec) {
-        problems.push_back(fmt::format("{}: {}", in, ec.message()));
-        break;
-      }
-      if (++entries > kMaxWalkEntries) {
-        problems.push_back(fmt::format("{}: more than {} entries; the walk stopped there (name the directories to check)",
-                                       in, kMaxWalkEntries));
-        break;
-      }
-      const fs::directory_entry& e = *it;
-      if (e.is_directory(ec) && !e.is_symlink(ec)) {
-        if (skipped_directory(e.path().filename().string())) {
-          it.disable_recursion_pending();
-        } else if (it.depth() + 1 >= kMaxWalkDepth) {
-          it.disable_recursion_pending();
-          too_deep = true;
-        }
-        continue;
-      }
-      if (e.is_regular_file(ec) && !e.is_symlink(ec) && walked_file(e.path())) found.push_back(e.path().string());
-    }
-    if (too_deep)
-      problems.push_back(fmt::format("{}: directories nested deeper than {} levels were not walked", in, kMaxWalkDepth));
-    std::sort(found.begin(), found.end());
-    for (const std::string& f : found) add(f);
-  }
-  return files;
-}
-
-// UTF-16 or UTF-32 text: a byte-order mark, or NUL bytes between ASCII characters.
-bool looks_utf16(std::string_view text) {
-  if (text.size() >= 2 && ((text[0] == '\xFF' && text[1] == '\xFE') || (text[0] == '\xFE' && text[1] == '\xFF'))) return true;
-  const std::string_view head = text.substr(0, 512);
-  std::size_t nul_odd = 0, nul_even = 0;
-  for (std::size_t i = 0; i < head.size(); ++i)
-    if (head[i] == '\0') ++(i % 2 == 0 ? nul_even : nul_odd);
-  const std::size_t half = head.size() / 2;
-  return half >= 4 && (nul_odd * 10 >= half * 9 || nul_even * 10 >= half * 9);
-}
-
-bool looks_binary(std::string_view text) { return text.substr(0, 8192).find('\0') != std::string_view::npos; }
 
 struct ScannedFile {
   std::string name;
@@ -180,22 +79,21 @@ struct ReadResult {
 ReadResult read_and_scan(const std::string& path, const CheckArgs& a) {
   ReadResult r;
   try {
-    auto text = read_bounded(path, r.problem);
-    if (!text) return r;
-    if (looks_utf16(*text)) {
-      r.problem = (path == "-" ? a.stdin_filename.value_or("<stdin>") : path) +
-                  ": UTF-16 or UTF-32 text; attnsel reads UTF-8 (convert it: iconv -f UTF-16 -t UTF-8)";
+    const std::string name = path == "-" ? a.stdin_filename.value_or("<stdin>") : path;
+    Result<CheckFile> file = read_check_file(path, name);
+    if (!file) {
+      r.problem = file.error().describe();
       return r;
     }
-    if (looks_binary(*text)) {
+    if (file->binary) {
       r.binary = true;
       return r;
     }
-    const std::string name = path == "-" ? a.stdin_filename.value_or("<stdin>") : path;
+    std::string& text = file->text;
     // The hints of a file without commands are never used: no GPU, release or model to judge against.
     ScanOptions options;
     options.context_without_commands = false;
-    LaunchScan scan = scan_launch_input(*text, name,
+    LaunchScan scan = scan_launch_input(text, name,
                                         path == "-" && !a.stdin_filename ? InputFormat::shell : InputFormat::detect,
                                         builtin_launchers(), options);
     r.counted = true;
@@ -205,8 +103,8 @@ ReadResult read_and_scan(const std::string& path, const CheckArgs& a) {
       return r;
     }
     // Only a file with commands needs its text again (the columns of its findings).
-    if (scan.commands.empty()) *text = std::string();
-    r.file = ScannedFile{name, std::move(scan), std::move(*text)};
+    if (scan.commands.empty()) text = std::string();
+    r.file = ScannedFile{name, std::move(scan), std::move(text)};
   } catch (...) {
     r.failure = std::current_exception();
   }
@@ -324,6 +222,7 @@ int run_check(const CheckArgs& a, bool after_separator) {
     inputs.warnings.push_back(std::move(message));
   };
   std::size_t files = 0, files_with = 0, binary = 0;
+  WalkResult walk;
   if (after_separator) {
     if (a.inputs.empty()) throw Failure{kUsage, "nothing after --: give the launch command to check"};
     auto cmd = launch_command_from_argv(a.inputs);
@@ -335,12 +234,26 @@ int run_check(const CheckArgs& a, bool after_separator) {
   } else {
     if (a.inputs.empty())
       throw Failure{kUsage, "nothing to check: name files or directories (scripts, Dockerfiles, compose, Kubernetes "
-                            "or Helm YAML, Markdown, reStructuredText, AsciiDoc, Python; - for stdin) or give a "
-                            "command after --"};
-    std::vector<std::string> problems;
-    const std::vector<std::string> paths = expand_inputs(a.inputs, problems);
-    for (const std::string& p : problems) problem(p);
-    for (ReadResult& r : read_all(paths, a)) {
+                            "or Helm YAML, Markdown, reStructuredText, AsciiDoc, Python, Makefiles, justfiles, "
+                            "Procfiles, systemd units; - for stdin) or give a command after --"};
+    WalkOptions walk_options;
+    walk_options.exclude = a.exclude;
+    walk_options.include = a.include;
+    walk_options.gitignore = !a.no_gitignore;
+    walk = walk_paths(a.inputs, walk_options);
+    for (const Error& e : walk.problems) problem(e.describe());
+    for (std::string& w : walk.warnings) warning(std::move(w));
+    if (a.verbose)
+      for (const SkippedPath& s : walk.skipped)
+        std::cerr << "attnsel: passed over " << encode_value(s.path + (s.directory ? "/" : ""), OutputChannel::terminal)
+                  << " (" << encode_value(s.detail, OutputChannel::terminal) << ")\n";
+    if (walk.files.empty() && walk.problems.empty()) {
+      std::string where;
+      for (const std::string& d : walk.empty_directories) where += (where.empty() ? "" : ", ") + d;
+      problem((where.empty() ? "" : where + ": ") + nothing_read_message(walk) +
+              (a.verbose || walk.skipped.empty() ? "" : "; --verbose lists every path passed over"));
+    }
+    for (ReadResult& r : read_all(walk.files, a)) {
       if (r.failure) std::rethrow_exception(r.failure);
       if (r.binary) {
         ++binary;
@@ -415,7 +328,12 @@ int run_check(const CheckArgs& a, bool after_separator) {
 
   // The matrix for a release: --sglang-version, else the release a file names (built-in matrices only).
   std::map<std::string, std::shared_ptr<const Matrix>> by_release;
+  // The release a file's commands are judged for (its launch grammar, its advisories), as the
+  // library's check_input sets it: the release whose built-in matrix matrix_for returned.
+  std::optional<std::string> judged_release;
+  std::set<std::string> unknown_releases;  // no matrix: judged against the newest, for no release
   auto matrix_for = [&](const ScannedFile* f) -> std::shared_ptr<const Matrix> {
+    judged_release.reset();
     std::optional<ReleaseVersion> r = release;
     const ContextHint* from = nullptr;
     const std::string default_engine = default_matrix ? engine : std::string();
@@ -433,12 +351,16 @@ int run_check(const CheckArgs& a, bool after_separator) {
     if (!r) return default_matrix ? default_matrix : load_matrix_or_fail(a.matrix);
     const std::string key = to_string(*r);
     auto it = by_release.find(key);
-    if (it != by_release.end()) return it->second;
+    if (it != by_release.end()) {
+      if (!unknown_releases.count(key)) judged_release = key;
+      return it->second;
+    }
     const std::string eng = default_engine.empty() ? (*builtin_matrix())->info().engine : default_engine;
     auto m = builtin_matrix(eng, *r);
     if (!m) {
       if (!from) fail(m.error());  // names --engine-version itself
       warning(hint_where(f->name, *from) + ": " + m.error().message + "; checked against the newest matrix");
+      unknown_releases.insert(key);
       return by_release[key] = default_matrix ? default_matrix : load_matrix_or_fail(a.matrix);
     }
     if (auto newest = newest_known_release(eng); newest && *newest < *r) {
@@ -448,6 +370,7 @@ int run_check(const CheckArgs& a, bool after_separator) {
       std::cerr << "attnsel: release " << encode_value(key + " from " + hint_where(f->name, *from), OutputChannel::terminal)
                 << "\n";
     }
+    judged_release = key;
     return by_release[key] = *m;
   };
 
@@ -480,6 +403,7 @@ int run_check(const CheckArgs& a, bool after_separator) {
   auto check_all = [&](const std::vector<LaunchCommand>& commands, const std::shared_ptr<const Matrix>& matrix,
                        const std::string& gpus, const FileContext* context, std::string_view text) {
     const std::vector<CheckTarget>& targets = targets_for(gpus);
+    options.release = judged_release;
     const FileLines lines(text);  // once per file, not per command
     for (const LaunchCommand& cmd : commands) {
       if (!std::cout) return;  // stdout failed (a full disk, a closed pipe): nothing more can be told
@@ -503,6 +427,8 @@ int run_check(const CheckArgs& a, bool after_separator) {
   inputs.files = files;
   inputs.files_with_commands = files_with;
   inputs.binary_skipped = binary;
+  inputs.skipped_directories = walk.skipped_directories();
+  inputs.skipped_files = walk.skipped_files();
   writer.finish(inputs);
   if (format == CheckFormat::json) std::cout << "\n";
   bool summary_failed = false;
@@ -519,15 +445,20 @@ int run_check(const CheckArgs& a, bool after_separator) {
     for (const ScannedFile& f : scanned) n += f.scan.commands.size();
     return n;
   }();
+  // What a walk passed over is said whatever the format: never a silent skip.
+  const std::string passed_over = walk.skipped.empty() ? std::string()
+      : "; passed over " + describe_skipped(walk) + (a.verbose ? "" : " (--verbose lists them)");
   if (!after_separator && commands == 0 && files > 0)
-    std::cerr << fmt::format("attnsel: warning: no engine launch command found in {} file{}{}\n", files,
-                             files == 1 ? "" : "s", binary ? fmt::format(" ({} binary skipped)", binary) : "");
-  else if (!after_separator && a.format == "text" && !a.json && (files > 1 || files_with < files))
-    std::cerr << fmt::format("attnsel: read {} file{}, {} with launch commands{}\n", files, files == 1 ? "" : "s",
-                             files_with, binary ? fmt::format(", {} binary skipped", binary) : "");
-  if (!after_separator && files == 0 && inputs.problems.empty()) {
-    std::cerr << "attnsel: no file to read in the given directories\n";
-  }
+    std::cerr << fmt::format("attnsel: warning: no engine launch command found in {} file{}{}{}\n", files,
+                             files == 1 ? "" : "s", binary ? fmt::format(" ({} binary skipped)", binary) : "",
+                             passed_over);
+  else if (!after_separator && !walk.files.empty() &&
+           ((a.format == "text" && !a.json && (files > 1 || files_with < files)) || !walk.skipped.empty()))
+    std::cerr << fmt::format("attnsel: read {} file{}, {} with launch commands{}{}\n", files, files == 1 ? "" : "s",
+                             files_with, binary ? fmt::format(", {} binary skipped", binary) : "", passed_over);
+  if (!after_separator && files == 0 && binary > 0 && inputs.problems.empty())
+    std::cerr << fmt::format("attnsel: warning: no text file to read: {} binary file{} skipped{}\n", binary,
+                             binary == 1 ? "" : "s", passed_over);
 
   // An input or a block that could not be read: the verdict is incomplete, never a pass.
   if (!inputs.problems.empty() || any_skipped || summary_failed) return kUsage;
@@ -567,15 +498,29 @@ Command add_check_command(CLI::App& app) {
                   "tag or a pinned pip install, else the newest matrix)");
   cmd->add_option("--stdin-filename", args->stdin_filename,
                   "the name standard input is reported under and read as (its format comes from the name)");
+  cmd->add_option("--exclude", args->exclude,
+                  "pass over paths that match GLOB (gitignore syntax: *, **, a trailing / for folders, a leading / "
+                  "anchors at the walked directory); repeatable; named files too")
+      ->type_name("GLOB")
+      ->allow_extra_args(false);
+  cmd->add_option("--include", args->include,
+                  "walk paths that match GLOB although a default would pass over them: a folder of the skip list "
+                  "(--include build), a file of another kind (read as a shell script), a .gitignore'd path; "
+                  "repeatable; --exclude wins")
+      ->type_name("GLOB")
+      ->allow_extra_args(false);
+  cmd->add_flag("--no-gitignore", args->no_gitignore, "walk directories without reading their .gitignore files");
+  cmd->add_flag("--verbose", args->verbose, "list on stderr every path a directory walk passed over, with why");
   cmd->add_flag("--files", args->files_marker,
                 "every argument after it is a FILE or DIR, never an option (a file may be named --help or -); put it "
                 "last: attnsel check --gpu sm90 --files deploy/*");
   cmd->add_option("inputs", args->inputs,
-                  "FILE or DIR... (directories are walked; - reads stdin, a shell script unless --stdin-filename "
-                  "names another format), or -- COMMAND...");
+                  "FILE or DIR... (directories are walked in name order, passing over .git, node_modules, vendor, "
+                  "build, dist ... and .gitignore'd paths, counted; a directory named is always walked; - reads "
+                  "stdin, a shell script unless --stdin-filename names another format), or -- COMMAND...");
   cmd->footer(
       "Exit codes: 0 clean (warnings allowed without --strict), 1 an error in a checked command (or a warning with "
-      "--strict), 2 bad usage or unreadable input.");
+      "--strict), 2 bad usage, unreadable input, or directories that gave no file to read.");
   return [cmd, args]() -> std::optional<int> {
     if (!*cmd) return std::nullopt;
     // CLI11 keeps the -- it saw among the subcommand's leftovers; everything after it is the command.
