@@ -311,6 +311,7 @@ class Preparation {
     // A model the shell fills in needs no note of its own: the assumed kind's note says so.
     const Value* model = given("model");
     if (!model || !model->known() || from_environment(*model)) {
+      if (model && served_model(model)) return;
       model_unresolved_ = true;
       model_from_environment_ = model && from_environment(*model);
       model_id_ = model ? model->text : "";
@@ -336,25 +337,56 @@ class Preparation {
           "transformers AutoConfig: SGLang reads config.json before anything else", model);
       return;
     }
-    // As deployment files write it: a quantised or dated variant, a path's last part, a cached download.
-    for (const std::string& candidate : model_id_candidates(model->text)) {
-      std::optional<ModelTraits> t = resolve_model_name(catalog_, candidate);
-      if (!t) {
-        const auto cached = hf_cache_config_path(candidate);
-        if (!cached) continue;
-        Result<ModelTraits> from_cache = attnsel::resolve_model(catalog_, *cached);
-        if (!from_cache) continue;
-        t = std::move(*from_cache);
-      }
-      request_.model = std::move(*t);
-      request_.model.id = model->text;
-      if (candidate != model->text)
-        add("check.model-variant", Severity::info,
-            fmt::format("checked as {} ({})", candidate, request_.model.origin),
-            "attnsel check: deployment files name models by path, quantisation and date variants", model);
+    // As deployment files write it: a quantised or dated variant, a path's parts, a cached
+    // download's config.json, and last the families' checkpoint names.
+    if (std::optional<ModelTraits> t = resolve_model_reference(catalog_, model->text, /*patterns=*/false)) {
+      use_model(std::move(*t), model);
       return;
     }
+    for (const std::string& candidate : model_id_candidates(model->text)) {
+      const auto cached = hf_cache_config_path(candidate);
+      if (!cached) continue;
+      Result<ModelTraits> from_cache = attnsel::resolve_model(catalog_, *cached);
+      if (!from_cache) continue;
+      use_model(std::move(*from_cache), model);
+      return;
+    }
+    if (std::optional<ModelTraits> t = resolve_model_reference(catalog_, model->text)) {
+      use_model(std::move(*t), model);
+      return;
+    }
+    if (served_model(model)) return;
     model_unresolved_ = true;
+  }
+
+  // A model attnsel cannot resolve (a path, a shell variable) judged by the name it is served
+  // under, when that names a known model: deployments often serve a local copy under its hub id.
+  bool served_model(const Value* model) {
+    const Value* served = given("served_model_name");
+    if (!model || !served || !served->known() || from_environment(*served)) return false;
+    std::optional<ModelTraits> t = resolve_model_reference(catalog_, served->text);
+    if (!t) return false;
+    request_.model = std::move(*t);
+    request_.model.id = model->text;
+    add("check.model-variant", Severity::info,
+        fmt::format("{}; checked as its {} {} ({})",
+                    !model->known() || from_environment(*model) ? "the model comes from the environment"
+                                             : "the model is not in attnsel's model table",
+                    served->flag, served->text, request_.model.origin),
+        "attnsel check: a served model name that names a known model stands for the model it serves", model);
+    return true;
+  }
+
+  // A model resolved from the name as written: the traits, with a note on how when it took more
+  // than the table's exact id.
+  void use_model(ModelTraits traits, const Value* model) {
+    request_.model = std::move(traits);
+    request_.model.id = model->text;
+    if (request_.model.origin.rfind("model table: family", 0) != 0 && request_.model.origin.rfind("architecture", 0) != 0)
+      add("check.model-variant", Severity::info, fmt::format("checked as {}", request_.model.origin),
+          "attnsel check: deployment files name models by path, quantisation and date variants; data/models.json "
+          "lists each family's checkpoint names",
+          model);
   }
 
   // The config.json of a model named by path (FILE.json, or a directory holding config.json),
@@ -432,12 +464,14 @@ class Preparation {
     request_.model.id = model_id_;
     request_.model.origin = fmt::format("assumed: {}", why.empty() ? "the default" : why);
     std::string subject;
+    bool unknown_id = false;  // a model named literally that attnsel cannot resolve: its traits are guessed
     if (model_id_.empty()) {
       subject = "the command names no model";
     } else if (model_config_broken_) {
       subject = "the model's config cannot be read";
     } else if (model_outside_) {
       subject = "this model path is outside the checked files' directories, where attnsel reads no file";
+      unknown_id = true;
     } else if (model_from_environment_) {
       subject = fmt::format("the model comes from {} when the command runs, so attnsel cannot look it up",
                             substitution(model_id_) ? "a command substitution" : "the environment");
@@ -446,13 +480,25 @@ class Preparation {
       const bool named_by_flag = given("model") && !given("model")->flag.empty();
       subject = fmt::format("{} is neither in attnsel's model table nor a local config.json or model directory",
                             named_by_flag ? std::string("this model") : "'" + model_id_ + "'");
+      unknown_id = true;
     }
+    // An unknown model is judged with guessed traits: its head size, sliding window, attention
+    // sinks and MLA are not seen. Say what was assumed and how to give attnsel the real config.
+    std::string remedy;
+    if (unknown_id && !stated)
+      remedy = "; attnsel reads the model's config.json when the command names a local model directory inside the "
+               "checked files, or a Hugging Face id downloaded to the local cache (HF_HUB_CACHE or HF_HOME); else "
+               "state the kind with attnsel check --model-kind mha|mla|gdn|dsa";
+    else if (!stated)
+      remedy = "; state the kind with attnsel check --model-kind mha|mla|gdn|dsa";
     const Value* where = given("model");
-    add("check.model-assumed", options_.unknown_model_error ? Severity::error : Severity::info,
-        fmt::format("{}; checked as kind {} ({}){}{}", subject, name_of(kind), detail::kind_title(kind),
-                    why.empty() ? ", the default" : " " + why,
-                    stated ? "" : "; state the kind with attnsel check --model-kind mha|mla|gdn|dsa"),
-        "attnsel check: the model kind decides which backends apply", where);
+    const Severity severity = options_.unknown_model_error ? Severity::error
+                              : unknown_id && !stated    ? Severity::warning
+                                                         : Severity::info;
+    add("check.model-assumed", severity,
+        fmt::format("{}; checked as kind {} ({}){}, with no sliding window, attention sinks or fixed head size{}",
+                    subject, name_of(kind), detail::kind_title(kind), why.empty() ? ", the default" : " " + why, remedy),
+        "attnsel check: the model kind and traits decide which backends apply (data/models.json)", where);
   }
 
   // ---- backends and values ----

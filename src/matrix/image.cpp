@@ -233,7 +233,8 @@ template <class A> void io(A& a, GpuArch& g) { fields(a, g.arch, g.platform, g.c
 template <class A> void io(A& a, GpuModel& g) { fields(a, g.name, g.aliases, g.arch); }
 template <class A>
 void io(A& a, ModelFamily& f) {
-  fields(a, f.name, f.kind, f.sliding_window, f.multimodal, f.attention_sinks, f.architectures, f.models, f.source);
+  fields(a, f.name, f.kind, f.sliding_window, f.multimodal, f.attention_sinks, f.architectures, f.models, f.names, f.head_dim,
+         f.source);
 }
 template <class A> void io(A& a, Catalog& c) { ImageCodec::catalog(a, c); }
 
@@ -300,7 +301,7 @@ ATTNSEL_IMAGE_FIELDS(MatrixInfo, 264);
 ATTNSEL_IMAGE_FIELDS(Matrix, 576);
 ATTNSEL_IMAGE_FIELDS(GpuArch, 136);
 ATTNSEL_IMAGE_FIELDS(GpuModel, 64);
-ATTNSEL_IMAGE_FIELDS(ModelFamily, 120);
+ATTNSEL_IMAGE_FIELDS(ModelFamily, 152);
 ATTNSEL_IMAGE_FIELDS(Catalog, 112);
 ATTNSEL_IMAGE_FIELDS(Launcher, 224);
 ATTNSEL_IMAGE_FIELDS(GrammarFlag::KeyField, 64);
