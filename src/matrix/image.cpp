@@ -262,8 +262,12 @@ void io(A& a, SpeculativeDefaults& s) {
 }
 template <class A> void io(A& a, EngineProfile::Handoff& h) { fields(a, h.field, h.value, h.engine, h.source); }
 template <class A>
+void io(A& a, EngineProfile::EnvRule& r) {
+  fields(a, r.id, r.values, r.field, r.min, r.max, r.severity, r.since, r.until, r.message, r.source);
+}
+template <class A>
 void io(A& a, EngineProfile::EnvBinding& e) {
-  fields(a, e.variable, e.field, e.replacement, e.deprecated_since, e.ignored_since, e.source);
+  fields(a, e.variable, e.field, e.replacement, e.deprecated_since, e.ignored_since, e.aliases, e.rules, e.source);
 }
 template <class A>
 void io(A& a, EngineProfile& p) {
@@ -311,7 +315,8 @@ ATTNSEL_IMAGE_FIELDS(Vocabulary, 88);
 ATTNSEL_IMAGE_FIELDS(SpeculativeDefaults::Topk, 56);
 ATTNSEL_IMAGE_FIELDS(SpeculativeDefaults, 128);
 ATTNSEL_IMAGE_FIELDS(EngineProfile::Handoff, 128);
-ATTNSEL_IMAGE_FIELDS(EngineProfile::EnvBinding, 192);
+ATTNSEL_IMAGE_FIELDS(EngineProfile::EnvRule, 280);
+ATTNSEL_IMAGE_FIELDS(EngineProfile::EnvBinding, 240);
 ATTNSEL_IMAGE_FIELDS(EngineProfile, 408);
 ATTNSEL_IMAGE_FIELDS(MatrixGeneration, 152);
 #undef ATTNSEL_IMAGE_FIELDS
