@@ -163,6 +163,13 @@ TEST(Advisories, SeverityFollowsTheRelease) {
        std::nullopt},
       {"main only, release unknown", [](Advisory& a, AdvisoryQuery& q) { a.likely_main_only = true; q = query(std::nullopt); },
        Severity::info},
+      {"main only, a development build", [](Advisory& a, AdvisoryQuery& q) { a.likely_main_only = true; q = query("0.10.2.dev638+g541a2ef89"); },
+       Severity::warning},
+      {"a pre-release of the fixing release may predate the fix", [](Advisory&, AdvisoryQuery& q) { q = query("0.11.0rc1.dev12+gabc"); },
+       Severity::warning},
+      {"a development build after the fixing release", [](Advisory&, AdvisoryQuery& q) { q = query("0.11.1.dev3+gabc"); },
+       std::nullopt},
+      {"a development build inside the range", [](Advisory&, AdvisoryQuery& q) { q = query("0.10.2.dev5"); }, Severity::error},
       {"traits not read cap at a warning",
        [](Advisory& a, AdvisoryQuery& q) {
          a.model_traits = {"attention_sinks"};

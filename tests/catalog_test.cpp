@@ -5,11 +5,15 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fstream>
+#include <sstream>
 #include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "attnsel/catalog.hpp"
 
@@ -300,9 +304,9 @@ TEST(ResolveModelTableTest, UnknownIdSuggestsTheClosest) {
   EXPECT_EQ(t.error().suggestion, "deepseek-ai/DeepSeek-V3");
   EXPECT_NE(t.error().message.find("unknown model 'deepseek-ai/DeepSeek-V4'"), std::string::npos) << t.error().message;
 
-  auto q = resolve_model(catalog(), "Qwen/Qwen3-9B");
+  auto q = resolve_model(catalog(), "meta-llama/Llamb-3.1-8B-Instruct");  // no family names its checkpoints so
   ASSERT_FALSE(q.ok());
-  EXPECT_EQ(q.error().suggestion, "Qwen/Qwen3-8B");
+  EXPECT_EQ(q.error().suggestion, "meta-llama/Llama-3.1-8B-Instruct");
 
   auto kind = resolve_model(catalog(), "mlaa");
   ASSERT_FALSE(kind.ok());
@@ -459,6 +463,105 @@ TEST(ConfigShapeTest, ReadsHeadsDimsAndDtype) {
   EXPECT_FALSE(odd->num_attention_heads.has_value());
   EXPECT_FALSE(odd->num_key_value_heads.has_value());
   EXPECT_FALSE(odd->kv_lora_rank.has_value());
+}
+
+// ---- names as deployment files write them (tests/cases/model_names.json) ----
+
+TEST(ModelReferenceTest, NamesResolveAsTheCaseTableSays) {
+  std::ifstream in(std::string(ATTNSEL_TESTS_DIR) + "/cases/model_names.json");
+  ASSERT_TRUE(in.good());
+  std::ostringstream text;
+  text << in.rdbuf();
+  const nlohmann::json cases = nlohmann::json::parse(text.str())["cases"];
+  ASSERT_GE(cases.size(), 30u);
+  for (const auto& c : cases) {
+    const std::string name = c["name"].get<std::string>();
+    const std::optional<ModelTraits> t = resolve_model_reference(catalog(), name);
+    if (c["family"].is_null()) {
+      EXPECT_FALSE(t.has_value()) << name << " must stay unknown, resolved as " << (t ? t->origin : "");
+      continue;
+    }
+    ASSERT_TRUE(t.has_value()) << name;
+    EXPECT_EQ(t->family, c["family"].get<std::string>()) << name << ": " << t->origin;
+    EXPECT_EQ(std::string(name_of(t->kind)), c["kind"].get<std::string>()) << name;
+    EXPECT_EQ(t->id, name);
+    const std::string how = c["how"].get<std::string>();
+    EXPECT_NE(t->origin.find(how), std::string::npos) << name << ": " << t->origin << " (expected " << how << ")";
+    if (c.contains("head_dim")) {
+      ASSERT_TRUE(t->head_dim.has_value()) << name;
+      EXPECT_EQ(*t->head_dim, c["head_dim"].get<int>()) << name;
+    }
+  }
+}
+
+TEST(ModelReferenceTest, TheMostSpecificCheckpointPatternWins) {
+  std::string pattern;
+  const ModelFamily* v32 = catalog().family_by_name("DeepSeek-V3.2-Speciale-FP8", &pattern);
+  ASSERT_NE(v32, nullptr);
+  EXPECT_EQ(v32->name, "deepseek-v32");
+  EXPECT_EQ(pattern, "DeepSeek-V3.2*");
+  const ModelFamily* v3 = catalog().family_by_name("deepseek-v3.1-terminus", &pattern);  // case-insensitive
+  ASSERT_NE(v3, nullptr);
+  EXPECT_EQ(v3->name, "deepseek-v3");
+  EXPECT_EQ(catalog().family_by_name("gemma-3-270m-it")->name, "gemma-3-text");
+  EXPECT_EQ(catalog().family_by_name("gemma-3-27b-it")->name, "gemma-3");
+  EXPECT_EQ(catalog().family_by_name(""), nullptr);
+  EXPECT_EQ(catalog().family_by_name(std::string(300, 'Q')), nullptr);
+}
+
+TEST(ModelReferenceTest, SelectResolvesDeploymentNamesToo) {
+  auto t = resolve_model(catalog(), "Qwen/Qwen3.5-122B-A10B-FP8");
+  ASSERT_TRUE(t.ok()) << t.error().describe();
+  EXPECT_EQ(t->kind, AttentionKind::gdn);
+  EXPECT_EQ(t->family, "qwen3.5");
+  // A kind name stays a kind; a path part named like one never is.
+  EXPECT_EQ(resolve_model(catalog(), "mla")->origin, "kind name");
+  EXPECT_FALSE(resolve_model(catalog(), "/nonexistent/mla/weights").ok());
+}
+
+TEST(ModelReferenceTest, CandidatesOfPathsAndCacheDirectories) {
+  const auto snap = model_id_candidates("/m/openai/gpt-oss-20b/snapshots/6cd4d0ffba39483fe4fb0f5637831f717dafca35/");
+  EXPECT_NE(std::find(snap.begin(), snap.end(), "openai/gpt-oss-20b"), snap.end());
+  // A commit hash and `snapshots` are never names of their own.
+  EXPECT_EQ(std::count(snap.begin(), snap.end(), "6cd4d0ffba39483fe4fb0f5637831f717dafca35"), 0);
+  EXPECT_EQ(std::count(snap.begin(), snap.end(), "snapshots"), 0);
+  const auto cache = model_id_candidates("models--Qwen--Qwen3-8B");
+  EXPECT_NE(std::find(cache.begin(), cache.end(), "Qwen/Qwen3-8B"), cache.end());
+  const auto nested = model_id_candidates("/hub/models--Qwen--Qwen3-8B/snapshots/abcdef0123456789");
+  EXPECT_NE(std::find(nested.begin(), nested.end(), "Qwen/Qwen3-8B"), nested.end());
+  EXPECT_TRUE(model_id_candidates(std::string(5000, '/')).empty());
+}
+
+TEST(ModelReferenceTest, GlobalHeadDimIsTheHeadSizeKernelsNeed) {
+  auto t = traits_from_config(catalog(),
+                              R"({"architectures": ["Gemma4ForConditionalGeneration"], "text_config": {"head_dim": 256,
+                                  "global_head_dim": 512, "num_attention_heads": 8, "sliding_window": 1024}})",
+                              "gemma4.json");
+  ASSERT_TRUE(t.ok()) << t.error().describe();
+  EXPECT_EQ(t->family, "gemma-4");
+  ASSERT_TRUE(t->head_dim.has_value());
+  EXPECT_EQ(*t->head_dim, 512);
+  // A family that fixes the head size keeps it when the config does not say.
+  auto oss = traits_from_config(catalog(), R"({"architectures": ["GptOssForCausalLM"]})", "oss.json");
+  ASSERT_TRUE(oss.ok());
+  EXPECT_EQ(oss->head_dim, 64);
+}
+
+TEST(ModelReferenceTest, BadCheckpointPatternsAreRefusedWithTheirPointer) {
+  const char* gpus = R"({"schema_version": 1, "assumed_cuda": {"version": "12.9", "source": "s"},
+    "architectures": [{"arch": "sm90", "platform": "cuda", "compute_capability": "9.0", "source": "s"}], "gpus": []})";
+  for (const char* pattern : {"\"*\"", "\"ab*\"", "\"org/name*\""}) {
+    const std::string models = std::string(R"({"schema_version": 1, "families": [{"name": "f", "kind": "mha", "source": "s", "names": [)") +
+                               pattern + "]}]}";
+    auto c = load_catalog(gpus, "gpus.json", models, "models.json");
+    ASSERT_FALSE(c.ok()) << pattern;
+    EXPECT_NE(c.error().where.find("/families/0/names/0"), std::string::npos) << c.error().describe();
+  }
+  auto bad_head = load_catalog(gpus, "gpus.json",
+                               R"({"schema_version": 1, "families": [{"name": "f", "kind": "mha", "source": "s", "head_dim": 0}]})",
+                               "models.json");
+  ASSERT_FALSE(bad_head.ok());
+  EXPECT_NE(bad_head.error().where.find("/families/0/head_dim"), std::string::npos) << bad_head.error().describe();
 }
 
 }  // namespace

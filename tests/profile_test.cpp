@@ -77,7 +77,40 @@ INSTANTIATE_TEST_SUITE_P(
                    "/launchers/0"},
         BadProfile{"{" + kHead +
                        R"(, "launchers": [{"label": "x", "module": "m", "grammar": "g", "source": "s", "typo": 1}]})",
-                   "/launchers/0/typo"}));
+                   "/launchers/0/typo"},
+        // The environment table: a variable that stands for nothing, a rule without a range, a bad
+        // severity or release, an alias that is not a string.
+        BadProfile{"{" + kHead + R"(, "launchers": [], "environment": [{"variable": "V", "source": "s"}]})", "/environment/0"},
+        BadProfile{"{" + kHead +
+                       R"(, "launchers": [], "environment": [{"variable": "V", "source": "s", "rules": [{"id": "r", "field": "page_size",
+                           "message": "m", "source": "s"}]}]})",
+                   "/environment/0/rules/0"},
+        BadProfile{"{" + kHead +
+                       R"(, "launchers": [], "environment": [{"variable": "V", "source": "s", "rules": [{"id": "r", "field": "page_size",
+                           "max": 1, "severity": "fatal", "message": "m", "source": "s"}]}]})",
+                   "/environment/0/rules/0/severity"},
+        BadProfile{"{" + kHead +
+                       R"(, "launchers": [], "environment": [{"variable": "V", "source": "s", "rules": [{"id": "r", "field": "page_size",
+                           "max": 1, "until": "next", "message": "m", "source": "s"}]}]})",
+                   "/environment/0/rules/0/until"},
+        BadProfile{"{" + kHead + R"(, "launchers": [], "environment": [{"variable": "V", "field": "f", "aliases": {"A": 1}, "source": "s"}]})",
+                   "/environment/0/aliases/A"}));
+
+TEST(Profile, EnvironmentRulesLoad) {
+  auto sglang = builtin_profile("sglang");
+  ASSERT_TRUE(sglang.ok());
+  const EngineProfile::EnvBinding* spec = nullptr;
+  for (const auto& b : (*sglang)->environment)
+    if (b.variable == "SGLANG_ENABLE_SPEC_V2") spec = &b;
+  ASSERT_NE(spec, nullptr);
+  EXPECT_TRUE(spec->field.empty());
+  ASSERT_EQ(spec->rules.size(), 1u);
+  EXPECT_EQ(spec->rules[0].id, "spec-v2-topk");
+  EXPECT_EQ(spec->rules[0].field, "speculative.topk");
+  EXPECT_EQ(spec->rules[0].max, 1);
+  EXPECT_FALSE(spec->rules[0].min.has_value());
+  EXPECT_EQ(spec->rules[0].severity, "error");
+}
 
 TEST(Profile, LaunchersComeFromTheProfile) {
   auto p = load_profile("{" + kHead + R"(, "launchers": [

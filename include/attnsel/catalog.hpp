@@ -37,6 +37,10 @@ struct ModelFamily {
   bool sliding_window = false, multimodal = false, attention_sinks = false;
   std::vector<std::string> architectures;
   std::vector<std::string> models;
+  // How its checkpoints are named, for ids the table does not list: case-insensitive patterns on
+  // the name without organisation or path, '*' standing for any run ("Qwen3.5-*", "gpt-oss-*").
+  std::vector<std::string> names;
+  int head_dim = 0;  // the largest attention head size, where the family fixes it; 0 when it varies
   std::string source;
 };
 
@@ -57,6 +61,10 @@ class ATTNSEL_API Catalog {
 
   const ModelFamily* family_by_architecture(std::string_view architecture) const;
   const ModelFamily* family_by_model_id(std::string_view id) const;
+  // The family whose name pattern matches `name` (a model's name without organisation or path:
+  // "Qwen3.5-122B-A10B-FP8"); the most specific pattern (the most literal characters) wins.
+  // `pattern` receives the pattern that matched. Null when none does.
+  const ModelFamily* family_by_name(std::string_view name, std::string* pattern = nullptr) const;
   std::vector<std::string> gpu_names() const;   // catalog names and architectures, for messages
   std::vector<std::string> model_ids() const;
 
@@ -95,13 +103,22 @@ ATTNSEL_API Result<ModelTraits> resolve_model(const Catalog& catalog, std::strin
 // resolve_model without files: a kind name, a model id of the family table or an architecture;
 // nullopt for anything else (a path is never looked at).
 ATTNSEL_API std::optional<ModelTraits> resolve_model_name(const Catalog& catalog, std::string_view text);
+// A model as deployment files write it, without files: an id of the family table or an
+// architecture (never a kind name), tried for every model_id_candidates() of the text, then the
+// families' name patterns on each candidate's name. The traits' origin says which matched and
+// how. nullopt when nothing does. `patterns` false: ids and architectures only.
+ATTNSEL_API std::optional<ModelTraits> resolve_model_reference(const Catalog& catalog, std::string_view text,
+                                                              bool patterns = true);
 // The traits a config.json describes (architectures, kv_lora_rank, index_topk, layer_types, sliding_window ...).
 ATTNSEL_API Result<ModelTraits> traits_from_config(const Catalog& catalog, std::string_view json_text,
                                                   std::string_view origin);
 
 // Model ids to try, best first, for a name as deployment files write it: the name itself, then
 // with quantisation, tuning and date variants removed ("Qwen/Qwen3-32B-FP8" -> ..., "Qwen/Qwen3-32B";
-// "/models/DeepSeek-R1-0528" -> "DeepSeek-R1-0528", "DeepSeek-R1"). Case is kept; no I/O.
+// "/models/DeepSeek-R1-0528" -> "DeepSeek-R1-0528", "DeepSeek-R1"). A path also offers the ORG/NAME
+// pairs and names among its earlier parts, last first, skipping commit hashes and `snapshots`
+// ("/m/openai/gpt-oss-20b/snapshots/6cd4.../" -> "openai/gpt-oss-20b"), and a Hugging Face cache
+// directory its id ("models--openai--gpt-oss-20b" -> "openai/gpt-oss-20b"). Case is kept; no I/O.
 ATTNSEL_API std::vector<std::string> model_id_candidates(std::string_view name);
 
 // The config.json of a model id in the local Hugging Face cache (HF_HUB_CACHE, else HF_HOME/hub,

@@ -188,13 +188,28 @@ struct EngineProfile {
     std::string field, value, engine, source;
   };
   std::vector<Handoff> handoffs;
-  // Environment variables the engine reads (or used to read) instead of a flag.
+  // What a variable's value requires of the rest of the command (SGLANG_ENABLE_SPEC_V2=1 runs the
+  // speculative worker that drafts with topk 1 only): a finding when the field's value is outside.
+  struct EnvRule {
+    std::string id;                   // the finding's rule id
+    std::vector<std::string> values;  // the variable's values it applies to, case-insensitive; empty: any
+    std::string field;                // the request field it constrains ("speculative.topk")
+    std::optional<long long> min, max;  // the field's allowed range, inclusive
+    std::string severity = "error";   // info, warning or error
+    std::string since, until;         // the releases it applies to: [since, until); "" unbounded
+    std::string message;              // "{variable}", "{value}", "{field_value}" filled in
+    std::string source;
+  };
+  // Environment variables the engine reads (or used to read) instead of a flag, or that change
+  // what the flags may be.
   struct EnvBinding {
     std::string variable;          // "VLLM_ATTENTION_BACKEND"
-    std::string field;             // the request field it stood for
+    std::string field;             // the request field it stands for; "" when it stands for no flag
     std::string replacement;       // the flag to use instead
     std::string deprecated_since;  // the engine warns from this release ("" never)
     std::string ignored_since;     // the engine no longer reads it from this release ("" still read)
+    std::vector<std::pair<std::string, std::string>> aliases;  // older spellings of values -> the current one
+    std::vector<EnvRule> rules;
     std::string source;
   };
   std::vector<EnvBinding> environment;

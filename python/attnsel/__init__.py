@@ -3,7 +3,7 @@
     >>> import attnsel
     >>> s = attnsel.select(gpu="H100", model="deepseek-ai/DeepSeek-V3", kv_cache_dtype="fp8_e4m3")
     >>> s.ok, s.flags
-    (True, ['--attention-backend', 'flashmla', '--page-size', '64', '--kv-cache-dtype', 'fp8_e4m3'])
+    (True, ['--attention-backend', 'flashinfer', '--page-size', '1', '--kv-cache-dtype', 'fp8_e4m3'])
     >>> r = attnsel.check(["sglang", "serve", "deepseek-ai/DeepSeek-V3", "--attention-backend", "trtllm_mla"],
     ...                   gpus="sm90")
     >>> r.ok, [f.rule for f in r.errors]

@@ -74,6 +74,13 @@ std::optional<std::string> env_value(const AdvisoryQuery& q, const std::string& 
   return out;
 }
 
+// A development build or pre-release as engines version them: 0.11.2.dev638+g541a2ef89,
+// 0.22.1rc1.dev392, 0.5.10rc0, 0.0.0.dev1+g30705c004.
+bool development_build(std::string_view text) {
+  return text.find("dev") != std::string_view::npos || text.find("rc") != std::string_view::npos ||
+         text.find('+') != std::string_view::npos;
+}
+
 std::string short_note(std::string_view text) {
   if (text.size() <= 240) return std::string(text);
   std::size_t cut = text.rfind(' ', 237);
@@ -131,16 +138,27 @@ std::vector<AdvisoryMatch> match_advisories(const std::vector<Advisory>& advisor
     const std::string merged = a.fix_merged.empty() ? std::string() : fmt::format(", fix merged {}", a.fix_merged);
     const std::string note = a.range_note.empty() ? std::string() : " (" + short_note(a.range_note) + ")";
     Severity in_range_severity = a.severe() ? Severity::error : Severity::warning;
+    const bool development = development_build(q.release_text);
     if (a.likely_main_only) {
-      // A bug of the main branch between two releases: quiet for a tagged release.
-      if (q.release) continue;
-      m.severity = Severity::info;
-      m.standing = fmt::format("a main-branch bug{}: it affects only nightlies and source builds from around then", merged);
+      // A bug of the main branch between two releases: quiet for a tagged release, a warning for a
+      // development build (which may date from the affected window), a note when the release is unknown.
+      if (q.release && !development) continue;
+      m.severity = development ? Severity::warning : Severity::info;
+      m.standing = development
+                       ? fmt::format("a main-branch bug{}: {} is a development build, affected if it dates from before the fix",
+                                     merged, q.release_text)
+                       : fmt::format("a main-branch bug{}: it affects only nightlies and source builds from around then", merged);
     } else if (q.release) {
       const std::string r = q.release_text.empty() ? to_string(*q.release) : q.release_text;
       if (a.introduced && *q.release < *a.introduced) continue;
-      if (a.fixed && !(*q.release < *a.fixed)) continue;
-      if (a.fixed) {
+      // A development build or release candidate of the fixing release may predate the fix.
+      const bool before_fix_unknown = a.fixed && development && !(*q.release < *a.fixed) && !(*a.fixed < *q.release);
+      if (a.fixed && !(*q.release < *a.fixed) && !before_fix_unknown) continue;
+      if (before_fix_unknown) {
+        m.severity = Severity::warning;
+        m.standing = fmt::format("{} is a pre-release of {}, the release with the fix{}: affected if it predates the fix", r,
+                                 a.fixed_text, merged);
+      } else if (a.fixed) {
         m.in_range = true;
         m.severity = in_range_severity;
         m.standing = a.introduced ? fmt::format("release {} is affected (introduced {}, fixed in {}: upgrade)", r,

@@ -128,6 +128,12 @@ struct CatalogBuilder {
   void models(const json& root) {
     ObjectReader r(root, "");
     r.get("$schema");
+    r.optional_string("description");
+    if (r.has("sources")) {  // named sources the families cite, for people
+      const json& sources = r.require("sources");
+      if (!sources.is_object()) fail("/sources", "expected an object of strings");
+      for (auto it = sources.begin(); it != sources.end(); ++it) expect_string(it.value(), "/sources/" + it.key());
+    }
     if (expect_int(r.require("schema_version"), "/schema_version", 0, 1000) != 1) fail("/schema_version", "this attnsel reads schema_version 1");
     const json& fams = r.require("families");
     if (!fams.is_array()) fail("/families", "expected an array");
@@ -144,6 +150,17 @@ struct CatalogBuilder {
       m.attention_sinks = f.boolean("attention_sinks", false);
       m.architectures = f.strings("architectures");
       m.models = f.strings("models");
+      m.names = f.strings("names");
+      for (std::size_t k = 0; k < m.names.size(); ++k) {
+        const std::string& n = m.names[k];
+        const auto literal = std::count_if(n.begin(), n.end(), [](char c) { return c != '*'; });
+        if (literal < 3 || n.find('/') != std::string::npos)
+          fail(fmt::format("/families/{}/names/{}", i, k),
+               fmt::format("\"{}\" is not a name pattern: at least 3 characters besides '*', and no '/' (patterns match "
+                           "the name without organisation)",
+                           n));
+      }
+      if (f.has("head_dim")) m.head_dim = static_cast<int>(expect_int(f.require("head_dim"), f.child("head_dim"), 1, 4096));
       m.source = f.string("source");
       f.finish();
       for (const auto& arch : m.architectures)
@@ -210,6 +227,49 @@ const ModelFamily* Catalog::family_by_model_id(std::string_view id) const {
       if (slash != std::string::npos && name.compare(slash + 1, std::string::npos, needle) == 0) return &f;
     }
   return nullptr;
+}
+
+namespace {
+
+char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+
+// `text` matches `pattern` whole, case-insensitively, '*' standing for any run (none included).
+// Iterative with one backtrack point: linear in practice, never exponential.
+bool glob_match(std::string_view pattern, std::string_view text) {
+  std::size_t p = 0, t = 0, star = std::string_view::npos, resume = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      resume = t;
+    } else if (p < pattern.size() && lower(pattern[p]) == lower(text[t])) {
+      ++p;
+      ++t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+}  // namespace
+
+const ModelFamily* Catalog::family_by_name(std::string_view name, std::string* pattern) const {
+  if (name.empty() || name.size() > 256) return nullptr;
+  const ModelFamily* best = nullptr;
+  std::size_t best_literal = 0;
+  for (const auto& f : families_)
+    for (const auto& n : f.names) {
+      const auto literal = static_cast<std::size_t>(std::count_if(n.begin(), n.end(), [](char c) { return c != '*'; }));
+      if (literal <= best_literal || !glob_match(n, name)) continue;
+      best = &f;
+      best_literal = literal;
+      if (pattern) *pattern = n;
+    }
+  return best;
 }
 
 Result<DeviceInfo> Catalog::resolve_gpu(std::string_view text) const {

@@ -23,6 +23,7 @@ ModelTraits from_family(const ModelFamily& f) {
   t.attention_sinks = f.attention_sinks;
   t.family = f.name;
   if (!f.architectures.empty()) t.architecture = f.architectures.front();
+  if (f.head_dim > 0) t.head_dim = f.head_dim;
   return t;
 }
 
@@ -44,9 +45,14 @@ void read_shape(const json& text, const json& cfg, ModelTraits& t) {
   t.num_attention_heads = count(text, "num_attention_heads");
   t.num_key_value_heads = count(text, "num_key_value_heads");
   if (!t.num_key_value_heads) t.num_key_value_heads = t.num_attention_heads;  // no GQA field: one KV head per head
+  const std::optional<int> family_head_dim = t.head_dim;
   t.head_dim = count(text, "head_dim");
   if (auto hidden = count(text, "hidden_size"); !t.head_dim && hidden && t.num_attention_heads)
     t.head_dim = *hidden / *t.num_attention_heads;
+  // Models with two head sizes (Gemma 4: head_dim 256 on sliding layers, global_head_dim 512 on
+  // full-attention ones) need kernels for the larger; so does a family that fixes it.
+  for (const std::optional<int>& other : {count(text, "global_head_dim"), family_head_dim})
+    if (other && (!t.head_dim || *other > *t.head_dim)) t.head_dim = other;
   t.kv_lora_rank = count(text, "kv_lora_rank");
   t.qk_nope_head_dim = count(text, "qk_nope_head_dim");
   t.qk_rope_head_dim = count(text, "qk_rope_head_dim");
@@ -153,6 +159,37 @@ std::optional<ModelTraits> resolve_model_name(const Catalog& catalog, std::strin
   return std::nullopt;
 }
 
+std::optional<ModelTraits> resolve_model_reference(const Catalog& catalog, std::string_view text, bool patterns) {
+  const std::vector<std::string> candidates = model_id_candidates(text);
+  auto named = [&](const ModelFamily& f, std::string how) {
+    ModelTraits t = from_family(f);
+    t.id = std::string(text);
+    t.origin = std::move(how);
+    return t;
+  };
+  // Ids and architectures first: they name the checkpoint; a pattern only its family's naming.
+  for (const std::string& candidate : candidates) {
+    if (const ModelFamily* f = catalog.family_by_model_id(candidate))
+      return named(*f,
+                   candidate == text ? fmt::format("model table: family {}", f->name)
+                                     : fmt::format("model table: {} (family {})", candidate, f->name));
+    if (const ModelFamily* f = catalog.family_by_architecture(candidate)) {
+      ModelTraits t = named(*f, fmt::format("architecture {}: family {}", candidate, f->name));
+      t.architecture = candidate;
+      return t;
+    }
+  }
+  for (const std::string& candidate : candidates) {
+    if (!patterns) break;
+    const std::size_t slash = candidate.rfind('/');
+    const std::string_view name = slash == std::string::npos ? std::string_view(candidate) : std::string_view(candidate).substr(slash + 1);
+    std::string pattern;
+    if (const ModelFamily* f = catalog.family_by_name(name, &pattern))
+      return named(*f, fmt::format("name {} matches the family {}'s checkpoint names ({})", name, f->name, pattern));
+  }
+  return std::nullopt;
+}
+
 Result<ModelTraits> resolve_model(const Catalog& catalog, std::string_view text) {
   if (auto named = resolve_model_name(catalog, text)) return std::move(*named);
   std::error_code ec;
@@ -166,6 +203,7 @@ Result<ModelTraits> resolve_model(const Catalog& catalog, std::string_view text)
     if (traits) traits->id = std::string(text);
     return traits;
   }
+  if (auto reference = resolve_model_reference(catalog, text)) return std::move(*reference);
   Error e{ErrorCode::unknown_name,
           fmt::format("unknown model '{}': not a kind (mha, mla, gdn, dsa), a model id in the family table, or a path to a "
                       "config.json or a model directory",

@@ -42,21 +42,29 @@ void add(std::vector<std::string>& out, std::string_view s) {
   if (!s.empty() && std::find(out.begin(), out.end(), s) == out.end()) out.emplace_back(s);
 }
 
-}  // namespace
+// A path part that names no model: a commit hash (a cache snapshot), the cache's own folders.
+bool anonymous_part(std::string_view part) {
+  if (part == "snapshots" || part == "blobs" || part == "refs" || part == "." || part == "..") return true;
+  const bool hex = part.size() >= 12 && std::all_of(part.begin(), part.end(), [](char c) {
+    return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+  });
+  return hex;
+}
 
-std::vector<std::string> model_id_candidates(std::string_view name) {
-  std::vector<std::string> out;
-  while (!name.empty() && name.back() == '/') name.remove_suffix(1);
-  add(out, name);
-  // A local path names the model by its last component (/models/DeepSeek-R1-0528).
-  std::string_view id = name;
-  const bool path = !name.empty() && (name.front() == '/' || name.front() == '.' || name.front() == '~' ||
-                                      std::count(name.begin(), name.end(), '/') > 1);
-  if (path) {
-    id = name.substr(name.rfind('/') + 1);
-    add(out, id);
-  }
-  // Strip variants one at a time, in any order they were stacked: Qwen3-32B-Instruct-FP8-0528.
+// "models--openai--gpt-oss-20b" (a Hugging Face cache directory) -> "openai/gpt-oss-20b".
+std::string cache_directory_id(std::string_view part) {
+  constexpr std::string_view prefix = "models--";
+  if (part.substr(0, prefix.size()) != prefix) return {};
+  const std::string_view rest = part.substr(prefix.size());
+  const std::size_t sep = rest.find("--");
+  if (sep == std::string_view::npos || sep == 0 || sep + 2 >= rest.size()) return {};
+  return std::string(rest.substr(0, sep)) + "/" + std::string(rest.substr(sep + 2));
+}
+
+// The name and its variants with quantisation, tuning and date suffixes removed, one at a time,
+// in any order they were stacked: Qwen3-32B-Instruct-FP8-0528.
+void add_with_variants(std::vector<std::string>& out, std::string_view id) {
+  add(out, id);
   std::string current(id);
   for (int round = 0; round < 6; ++round) {
     bool stripped = false;
@@ -78,6 +86,45 @@ std::vector<std::string> model_id_candidates(std::string_view name) {
   // The name alone, without its organisation, as a last resort for catalogs keyed by name.
   const std::size_t slash = current.find('/');
   if (slash != std::string::npos) add(out, std::string_view(current).substr(slash + 1));
+}
+
+}  // namespace
+
+std::vector<std::string> model_id_candidates(std::string_view name) {
+  std::vector<std::string> out;
+  if (name.size() > 4096) return out;
+  while (!name.empty() && name.back() == '/') name.remove_suffix(1);
+  add(out, name);
+  const bool path = !name.empty() && (name.front() == '/' || name.front() == '.' || name.front() == '~' ||
+                                      std::count(name.begin(), name.end(), '/') > 1);
+  if (!path) {
+    const std::string cached = cache_directory_id(name);
+    add_with_variants(out, cached.empty() ? name : std::string_view(cached));
+    return out;
+  }
+  // A local path: its parts, last first, each before the ORG/NAME pair it ends. The last part that
+  // names something is the model's directory (/models/DeepSeek-R1-0528); a pair of parts is a hub
+  // id as a download tool lays it out (/data/openai/gpt-oss-20b/<snapshot>/); a cache directory
+  // carries its id.
+  std::vector<std::string_view> parts;
+  for (std::size_t start = 0; start <= name.size() && parts.size() < 64;) {
+    std::size_t slash = name.find('/', start);
+    if (slash == std::string_view::npos) slash = name.size();
+    const std::string_view part = name.substr(start, slash - start);
+    if (!part.empty() && !anonymous_part(part)) parts.push_back(part);
+    start = slash + 1;
+  }
+  for (std::size_t k = parts.size(); k-- > 0;) {
+    const std::string cached = cache_directory_id(parts[k]);
+    if (!cached.empty()) {
+      add_with_variants(out, cached);
+      continue;
+    }
+    add_with_variants(out, parts[k]);
+    if (k > 0 && cache_directory_id(parts[k - 1]).empty() && parts[k - 1].find('.') == std::string_view::npos &&
+        parts[k - 1] != "~")
+      add(out, std::string(parts[k - 1]) + "/" + std::string(parts[k]));
+  }
   return out;
 }
 

@@ -17,6 +17,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -164,8 +165,12 @@ class Preparation {
     return {};
   }
 
-  // A field's value as given, or null.
-  const Value* given(std::string_view field) const { return args_.value(field); }
+  // A field's value as given: its flag, else a variable the engine reads for it (environment()); null when neither.
+  const Value* given(std::string_view field) const {
+    if (const Value* v = args_.value(field)) return v;
+    const auto it = env_values_.find(std::string(field));
+    return it == env_values_.end() ? nullptr : &it->second;
+  }
 
   // The value usable as it is, or null with a note when the shell fills it in at run time.
   const Value* usable(std::string_view field) { return usable(given(field)); }
@@ -229,42 +234,105 @@ class Preparation {
     page_size();
     tensor_parallel();
     speculative();
+    environment_rules();
     request_.deterministic = args_.flag("deterministic") != nullptr;
     request_.disable_radix_cache = args_.flag("disable_radix_cache") != nullptr;
     request_.strict = options_.strict;
     assume_kind_if_unresolved();
   }
 
-  // Variables the engine reads instead of a flag, set in the command's file: honoured (with a note,
-  // or a warning once deprecated) before the release that stopped reading them, ignored after it,
-  // which is a warning: the engine runs its own choice while the file says otherwise.
+  // Variables the engine reads, set in the command's file (`VAR=... cmd`, `export`, Dockerfile ENV,
+  // manifest env:), judged through the profile's environment table. A variable that stands for a
+  // flag is judged as that flag where the release reads it (the flag, when given, wins); a release
+  // known to ignore it is an error, since the engine then runs its own choice while the file says
+  // otherwise. With the release unknown it is judged as the releases that read it, with a warning
+  // that later ones ignore it. A variable's rules (what its value requires of the rest of the
+  // command) are judged once the request is complete (environment_rules()).
   void environment() {
     const std::optional<ReleaseVersion> release = options_.release ? parse_release(*options_.release) : std::nullopt;
+    auto at_or_after = [&](const std::string& boundary) {
+      return !boundary.empty() && release && !(*release < *parse_release(boundary));
+    };
     for (const EngineProfile::EnvBinding& b : profile_.environment) {
       for (const LaunchCommand::EnvSetting& e : cmd_.environment) {
         if (e.name != b.variable) continue;
+        std::string value = e.value;
+        for (const auto& [from, to] : b.aliases)
+          if (from == value) value = to;
         const Value where{"", e.name, e.line, WordShape::literal, ""};
         const std::string setting = fmt::format("{}={}", e.name, e.value);
-        const std::string instead = b.replacement.empty() ? std::string() : fmt::format("; pass {} {}", b.replacement, e.value);
-        const bool ignored = !b.ignored_since.empty() && (!release || !(*release < *parse_release(b.ignored_since)));
-        const bool deprecated = !b.deprecated_since.empty() && (!release || !(*release < *parse_release(b.deprecated_since)));
-        const bool flag_given = args_.value(b.field) != nullptr;
+        const std::string instead = b.replacement.empty() ? std::string() : fmt::format("; pass {} {}", b.replacement, value);
+        const bool flag_given = !b.field.empty() && args_.value(b.field) != nullptr;
+        const bool ignored = at_or_after(b.ignored_since);
         if (ignored) {
-          add("check.env-ignored", Severity::warning,
+          // The file sets something the engine no longer reads: what it chose does not happen.
+          add("check.env-ignored", b.field.empty() ? Severity::warning : Severity::error,
               fmt::format("{} is ignored: {} {} and later no longer read it{}{}", setting, profile_.title, b.ignored_since,
-                          flag_given ? "" : fmt::format(", so {} runs its own choice", profile_.title), instead),
+                          flag_given || b.field.empty() ? "" : fmt::format(", so {} runs its own choice", profile_.title),
+                          instead),
               b.source, &where);
-        } else if (deprecated) {
+          continue;
+        }
+        if (!release && !b.ignored_since.empty()) {
+          add("check.env-ignored", Severity::warning,
+              fmt::format("{} is read only by {} releases before {} and ignored from {} on; the release is not known{}{}",
+                          setting, profile_.title, b.ignored_since, b.ignored_since,
+                          b.field.empty() ? std::string()
+                                          : ", so attnsel judges it as read (pass --engine-version to judge one release)",
+                          instead),
+              b.source, &where);
+        } else if (at_or_after(b.deprecated_since)) {
           add("check.env-deprecated", Severity::warning,
               fmt::format("{} is deprecated since {} {}{}", setting, profile_.title, b.deprecated_since, instead), b.source,
               &where);
-        } else {
+        } else if (!b.field.empty()) {
           add("check.env-read", Severity::info,
-              fmt::format("{} is read by {} as {} (not judged: attnsel's {} matrix describes later releases){}", setting,
-                          profile_.title, b.field, profile_.title, instead),
+              fmt::format("{} is read by {} as {}{}", setting, profile_.title, flag_name(b.field),
+                          flag_given ? fmt::format(" (the flag, given too, wins)") : std::string()),
               b.source, &where);
         }
+        if (!b.field.empty() && !flag_given)
+          env_values_[b.field] = Value{value, e.name, e.line, WordShape::literal, ""};
+        for (const EngineProfile::EnvRule& rule : b.rules) {
+          const bool value_matches =
+              rule.values.empty() || std::any_of(rule.values.begin(), rule.values.end(), [&](const std::string& v) {
+                return upper(v) == upper(e.value);
+              });
+          const bool in_releases = !(rule.since.size() && release && *release < *parse_release(rule.since)) &&
+                                   !at_or_after(rule.until);
+          if (value_matches && in_releases) env_rules_.push_back({&rule, e});
+        }
       }
+    }
+  }
+
+  // The field's number as the engine will run it: the flag's value, else the engine's own choice
+  // where attnsel knows it (the speculative top-k, the page size).
+  std::optional<long long> field_number(const std::string& field) const {
+    if (const Value* v = args_.value(field); v && v->known() && !from_environment(*v)) {
+      if (auto n = detail::python_int(v->text)) return *n;
+      return std::nullopt;
+    }
+    if (field == "speculative.topk" && request_.speculative_topk > 0) return request_.speculative_topk;
+    if (field == "page_size" && request_.page_size) return *request_.page_size;
+    return std::nullopt;
+  }
+
+  void environment_rules() {
+    for (const auto& [rule, setting] : env_rules_) {
+      const std::optional<long long> n = field_number(rule->field);
+      if (!n || ((!rule->min || *n >= *rule->min) && (!rule->max || *n <= *rule->max))) continue;
+      std::string message = rule->message;
+      for (const auto& [key, text] : {std::pair<std::string, std::string>{"{variable}", setting.name},
+                                      {"{value}", setting.value}, {"{field_value}", std::to_string(*n)}})
+        for (std::size_t at = message.find(key); at != std::string::npos; at = message.find(key, at + text.size()))
+          message.replace(at, key.size(), text);
+      const Value env_place{"", setting.name, setting.line, WordShape::literal, ""};
+      const Value* where = args_.value(rule->field);
+      const Severity severity = rule->severity == "info" ? Severity::info
+                                : rule->severity == "warning" ? Severity::warning
+                                                              : Severity::error;
+      add(rule->id, severity, message, rule->source, where ? where : &env_place);
     }
   }
 
@@ -311,6 +379,7 @@ class Preparation {
     // A model the shell fills in needs no note of its own: the assumed kind's note says so.
     const Value* model = given("model");
     if (!model || !model->known() || from_environment(*model)) {
+      if (model && served_model(model)) return;
       model_unresolved_ = true;
       model_from_environment_ = model && from_environment(*model);
       model_id_ = model ? model->text : "";
@@ -336,25 +405,56 @@ class Preparation {
           "transformers AutoConfig: SGLang reads config.json before anything else", model);
       return;
     }
-    // As deployment files write it: a quantised or dated variant, a path's last part, a cached download.
-    for (const std::string& candidate : model_id_candidates(model->text)) {
-      std::optional<ModelTraits> t = resolve_model_name(catalog_, candidate);
-      if (!t) {
-        const auto cached = hf_cache_config_path(candidate);
-        if (!cached) continue;
-        Result<ModelTraits> from_cache = attnsel::resolve_model(catalog_, *cached);
-        if (!from_cache) continue;
-        t = std::move(*from_cache);
-      }
-      request_.model = std::move(*t);
-      request_.model.id = model->text;
-      if (candidate != model->text)
-        add("check.model-variant", Severity::info,
-            fmt::format("checked as {} ({})", candidate, request_.model.origin),
-            "attnsel check: deployment files name models by path, quantisation and date variants", model);
+    // As deployment files write it: a quantised or dated variant, a path's parts, a cached
+    // download's config.json, and last the families' checkpoint names.
+    if (std::optional<ModelTraits> t = resolve_model_reference(catalog_, model->text, /*patterns=*/false)) {
+      use_model(std::move(*t), model);
       return;
     }
+    for (const std::string& candidate : model_id_candidates(model->text)) {
+      const auto cached = hf_cache_config_path(candidate);
+      if (!cached) continue;
+      Result<ModelTraits> from_cache = attnsel::resolve_model(catalog_, *cached);
+      if (!from_cache) continue;
+      use_model(std::move(*from_cache), model);
+      return;
+    }
+    if (std::optional<ModelTraits> t = resolve_model_reference(catalog_, model->text)) {
+      use_model(std::move(*t), model);
+      return;
+    }
+    if (served_model(model)) return;
     model_unresolved_ = true;
+  }
+
+  // A model attnsel cannot resolve (a path, a shell variable) judged by the name it is served
+  // under, when that names a known model: deployments often serve a local copy under its hub id.
+  bool served_model(const Value* model) {
+    const Value* served = given("served_model_name");
+    if (!model || !served || !served->known() || from_environment(*served)) return false;
+    std::optional<ModelTraits> t = resolve_model_reference(catalog_, served->text);
+    if (!t) return false;
+    request_.model = std::move(*t);
+    request_.model.id = model->text;
+    add("check.model-variant", Severity::info,
+        fmt::format("{}; checked as its {} {} ({})",
+                    !model->known() || from_environment(*model) ? "the model comes from the environment"
+                                             : "the model is not in attnsel's model table",
+                    served->flag, served->text, request_.model.origin),
+        "attnsel check: a served model name that names a known model stands for the model it serves", model);
+    return true;
+  }
+
+  // A model resolved from the name as written: the traits, with a note on how when it took more
+  // than the table's exact id.
+  void use_model(ModelTraits traits, const Value* model) {
+    request_.model = std::move(traits);
+    request_.model.id = model->text;
+    if (request_.model.origin.rfind("model table: family", 0) != 0 && request_.model.origin.rfind("architecture", 0) != 0)
+      add("check.model-variant", Severity::info, fmt::format("checked as {}", request_.model.origin),
+          "attnsel check: deployment files name models by path, quantisation and date variants; data/models.json "
+          "lists each family's checkpoint names",
+          model);
   }
 
   // The config.json of a model named by path (FILE.json, or a directory holding config.json),
@@ -432,12 +532,14 @@ class Preparation {
     request_.model.id = model_id_;
     request_.model.origin = fmt::format("assumed: {}", why.empty() ? "the default" : why);
     std::string subject;
+    bool unknown_id = false;  // a model named literally that attnsel cannot resolve: its traits are guessed
     if (model_id_.empty()) {
       subject = "the command names no model";
     } else if (model_config_broken_) {
       subject = "the model's config cannot be read";
     } else if (model_outside_) {
       subject = "this model path is outside the checked files' directories, where attnsel reads no file";
+      unknown_id = true;
     } else if (model_from_environment_) {
       subject = fmt::format("the model comes from {} when the command runs, so attnsel cannot look it up",
                             substitution(model_id_) ? "a command substitution" : "the environment");
@@ -446,13 +548,25 @@ class Preparation {
       const bool named_by_flag = given("model") && !given("model")->flag.empty();
       subject = fmt::format("{} is neither in attnsel's model table nor a local config.json or model directory",
                             named_by_flag ? std::string("this model") : "'" + model_id_ + "'");
+      unknown_id = true;
     }
+    // An unknown model is judged with guessed traits: its head size, sliding window, attention
+    // sinks and MLA are not seen. Say what was assumed and how to give attnsel the real config.
+    std::string remedy;
+    if (unknown_id && !stated)
+      remedy = "; attnsel reads the model's config.json when the command names a local model directory inside the "
+               "checked files, or a Hugging Face id downloaded to the local cache (HF_HUB_CACHE or HF_HOME); else "
+               "state the kind with attnsel check --model-kind mha|mla|gdn|dsa";
+    else if (!stated)
+      remedy = "; state the kind with attnsel check --model-kind mha|mla|gdn|dsa";
     const Value* where = given("model");
-    add("check.model-assumed", options_.unknown_model_error ? Severity::error : Severity::info,
-        fmt::format("{}; checked as kind {} ({}){}{}", subject, name_of(kind), detail::kind_title(kind),
-                    why.empty() ? ", the default" : " " + why,
-                    stated ? "" : "; state the kind with attnsel check --model-kind mha|mla|gdn|dsa"),
-        "attnsel check: the model kind decides which backends apply", where);
+    const Severity severity = options_.unknown_model_error ? Severity::error
+                              : unknown_id && !stated    ? Severity::warning
+                                                         : Severity::info;
+    add("check.model-assumed", severity,
+        fmt::format("{}; checked as kind {} ({}){}, with no sliding window, attention sinks or fixed head size{}",
+                    subject, name_of(kind), detail::kind_title(kind), why.empty() ? ", the default" : " " + why, remedy),
+        "attnsel check: the model kind and traits decide which backends apply (data/models.json)", where);
   }
 
   // ---- backends and values ----
@@ -465,6 +579,14 @@ class Preparation {
     if (!slot || m_.find_backend(value->text, *slot)) return value->text;
     const Slot& s = m_.slot(*slot);
     const std::vector<std::string> choices = m_.backend_names(*slot);
+    if (!args_.value(field)) {
+      // From a variable: a name of a release attnsel's matrix does not describe, or one the engine refuses.
+      unmodelled(fmt::format("{} names a {} backend attnsel's matrix has no data for (a name of another {} release?), "
+                             "so the command is not judged; backends attnsel judges: {}",
+                             value->flag, s.title, profile_.title, join(choices)),
+                 value);
+      return std::nullopt;
+    }
     const ParsedArgs::Given* g = args_.flag(field);
     if (g && !g->flag->choices.empty()) {
       // The engine's parser accepted the name (an invalid one is already an argument error).
@@ -658,6 +780,8 @@ class Preparation {
   std::optional<AttentionKind> stated_kind_;
   std::vector<CheckDiagnostic> findings_;
   std::vector<std::string> passed_over_;
+  std::map<std::string, Value> env_values_;  // request field -> the variable's value that stands for it
+  std::vector<std::pair<const EngineProfile::EnvRule*, LaunchCommand::EnvSetting>> env_rules_;
 };
 
 // ---- locating the selection's findings ----

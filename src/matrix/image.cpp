@@ -233,7 +233,8 @@ template <class A> void io(A& a, GpuArch& g) { fields(a, g.arch, g.platform, g.c
 template <class A> void io(A& a, GpuModel& g) { fields(a, g.name, g.aliases, g.arch); }
 template <class A>
 void io(A& a, ModelFamily& f) {
-  fields(a, f.name, f.kind, f.sliding_window, f.multimodal, f.attention_sinks, f.architectures, f.models, f.source);
+  fields(a, f.name, f.kind, f.sliding_window, f.multimodal, f.attention_sinks, f.architectures, f.models, f.names, f.head_dim,
+         f.source);
 }
 template <class A> void io(A& a, Catalog& c) { ImageCodec::catalog(a, c); }
 
@@ -261,8 +262,12 @@ void io(A& a, SpeculativeDefaults& s) {
 }
 template <class A> void io(A& a, EngineProfile::Handoff& h) { fields(a, h.field, h.value, h.engine, h.source); }
 template <class A>
+void io(A& a, EngineProfile::EnvRule& r) {
+  fields(a, r.id, r.values, r.field, r.min, r.max, r.severity, r.since, r.until, r.message, r.source);
+}
+template <class A>
 void io(A& a, EngineProfile::EnvBinding& e) {
-  fields(a, e.variable, e.field, e.replacement, e.deprecated_since, e.ignored_since, e.source);
+  fields(a, e.variable, e.field, e.replacement, e.deprecated_since, e.ignored_since, e.aliases, e.rules, e.source);
 }
 template <class A>
 void io(A& a, EngineProfile& p) {
@@ -300,7 +305,7 @@ ATTNSEL_IMAGE_FIELDS(MatrixInfo, 264);
 ATTNSEL_IMAGE_FIELDS(Matrix, 576);
 ATTNSEL_IMAGE_FIELDS(GpuArch, 136);
 ATTNSEL_IMAGE_FIELDS(GpuModel, 64);
-ATTNSEL_IMAGE_FIELDS(ModelFamily, 120);
+ATTNSEL_IMAGE_FIELDS(ModelFamily, 152);
 ATTNSEL_IMAGE_FIELDS(Catalog, 112);
 ATTNSEL_IMAGE_FIELDS(Launcher, 224);
 ATTNSEL_IMAGE_FIELDS(GrammarFlag::KeyField, 64);
@@ -310,7 +315,8 @@ ATTNSEL_IMAGE_FIELDS(Vocabulary, 88);
 ATTNSEL_IMAGE_FIELDS(SpeculativeDefaults::Topk, 56);
 ATTNSEL_IMAGE_FIELDS(SpeculativeDefaults, 128);
 ATTNSEL_IMAGE_FIELDS(EngineProfile::Handoff, 128);
-ATTNSEL_IMAGE_FIELDS(EngineProfile::EnvBinding, 192);
+ATTNSEL_IMAGE_FIELDS(EngineProfile::EnvRule, 280);
+ATTNSEL_IMAGE_FIELDS(EngineProfile::EnvBinding, 240);
 ATTNSEL_IMAGE_FIELDS(EngineProfile, 408);
 ATTNSEL_IMAGE_FIELDS(MatrixGeneration, 152);
 #undef ATTNSEL_IMAGE_FIELDS

@@ -265,14 +265,46 @@ EngineProfile read_profile(const json& j, const std::string& origin, const Profi
       ObjectReader er((*e)[i], fmt::format("/environment/{}", i));
       EngineProfile::EnvBinding b;
       b.variable = er.string("variable");
-      b.field = er.string("field");
+      b.field = er.optional_string("field").value_or("");
       b.replacement = er.optional_string("replacement").value_or("");
       for (auto [key, out] : {std::pair{"deprecated_since", &b.deprecated_since}, std::pair{"ignored_since", &b.ignored_since}}) {
         *out = er.optional_string(key).value_or("");
         if (!out->empty() && !parse_release(*out)) detail::fail(er.child(key), fmt::format("'{}' is not a release", *out));
       }
+      if (const json* a = er.get("aliases")) {
+        if (!a->is_object()) detail::fail(er.child("aliases"), "expected an object: older spelling -> current spelling");
+        for (const auto& [from, to] : a->items())
+          b.aliases.emplace_back(from, detail::expect_string(to, er.child("aliases") + "/" + detail::escape_pointer(from)));
+      }
+      if (const json* rules = er.get("rules")) {
+        if (!rules->is_array()) detail::fail(er.child("rules"), "expected an array");
+        for (std::size_t k = 0; k < rules->size(); ++k) {
+          ObjectReader rr((*rules)[k], fmt::format("{}/{}", er.child("rules"), k));
+          EngineProfile::EnvRule rule;
+          rule.id = rr.string("id");
+          rule.values = rr.strings("values");
+          rule.field = rr.string("field");
+          if (rr.has("min")) rule.min = detail::expect_int(rr.require("min"), rr.child("min"), -1000000, 1000000);
+          if (rr.has("max")) rule.max = detail::expect_int(rr.require("max"), rr.child("max"), -1000000, 1000000);
+          if (!rule.min && !rule.max) detail::fail(rr.pointer(), "a rule gives the field's allowed \"min\" or \"max\"");
+          rule.severity = rr.optional_string("severity").value_or("error");
+          if (rule.severity != "info" && rule.severity != "warning" && rule.severity != "error")
+            detail::fail(rr.child("severity"), fmt::format("'{}' is not a severity; valid: info, warning, error", rule.severity));
+          for (auto [key, out] : {std::pair{"since", &rule.since}, std::pair{"until", &rule.until}}) {
+            *out = rr.optional_string(key).value_or("");
+            if (!out->empty() && !parse_release(*out)) detail::fail(rr.child(key), fmt::format("'{}' is not a release", *out));
+          }
+          rule.message = rr.string("message");
+          rule.source = rr.string("source");
+          rr.finish();
+          b.rules.push_back(std::move(rule));
+        }
+      }
       b.source = er.string("source");
       er.finish();
+      if (b.field.empty() && b.rules.empty() && b.ignored_since.empty() && b.deprecated_since.empty())
+        detail::fail(fmt::format("/environment/{}", i),
+                     "a variable stands for a request \"field\", has \"rules\", or is deprecated or ignored from a release");
       p.environment.push_back(std::move(b));
     }
   }
