@@ -437,6 +437,15 @@ TEST_F(FormatsCli, QuietPrintsOnlyWhatFailsAndNothingOnSuccess) {
   EXPECT_EQ(strict.code, 1);
   EXPECT_NE(strict.out.find(": warning: --page-size 16: "), std::string::npos) << strict.out;
   EXPECT_EQ(strict.out.find(": note: "), std::string::npos) << strict.out;
+  // A warning about the input (a release newer than any matrix) is told only where it fails, under --strict.
+  const std::string newer = file("Dockerfile", "FROM lmsysorg/sglang:v9.0.0\nCMD [\"python3\", \"-m\", \"sglang.launch_server\", "
+                                               "\"--model-path\", \"meta-llama/Llama-3.1-8B-Instruct\"]\n");
+  Run r = run("check -q --gpu sm90 '" + newer + "'");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out + r.err, "");
+  r = run("check -q --strict --gpu sm90 '" + newer + "'");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("newer than any matrix"), std::string::npos) << r.err;
   // An input that cannot be read is still told.
   const Run missing = run("check -q --gpu sm90 does-not-exist.sh");
   EXPECT_EQ(missing.code, 2);

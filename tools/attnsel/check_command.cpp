@@ -323,7 +323,8 @@ int run_check(const CheckArgs& a, bool after_separator) {
     inputs.problems.push_back(std::move(message));
   };
   auto warning = [&](std::string message) {
-    std::cerr << "attnsel: warning: " << encode_value(message, OutputChannel::terminal) << "\n";
+    if (!a.quiet || a.strict)  // -q: told only where it fails the check
+      std::cerr << "attnsel: warning: " << encode_value(message, OutputChannel::terminal) << "\n";
     inputs.warnings.push_back(std::move(message));
   };
   std::size_t files = 0, files_with = 0, binary = 0;
