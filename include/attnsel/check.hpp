@@ -4,7 +4,8 @@
 // launch.hpp finds the commands and reads their flags; this header maps each command to a
 // Request per target GPU, runs the engine, and adds what only a check can say (unknown names
 // with the flag's line, values that come from the environment, the model kind it assumed).
-// Rendering (text, JSON, GitHub annotations) lives in src/render/check_render.cpp.
+// Rendering (text, JSON, GitHub annotations, Markdown) lives in src/render/check_render.cpp; SARIF,
+// concise lines and GitLab Code Quality in src/render/check_{sarif,concise,gitlab}.cpp.
 #pragma once
 
 #include <cstddef>

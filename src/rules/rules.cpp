@@ -71,8 +71,6 @@ std::string shell_word(const std::string& s) {
   return out + "'";
 }
 
-std::optional<Severity> severity_named(const std::string& s) { return parse_severity(s); }
-
 // ---- data/rules.json ----
 
 struct SharedTexts {
@@ -165,7 +163,7 @@ Result<CodeRules> load_code_rules() {
       else if (origin_name == "args") d.origin = RuleOrigin::args;
       else detail::fail(e.child("origin"), "the rules of data/rules.json are of origin engine, check or args");
       if (auto s = e.optional_string("severity")) {
-        auto sev = severity_named(*s);
+        auto sev = parse_severity(*s);
         if (!sev) detail::fail(e.child("severity"), fmt::format("unknown severity \"{}\"; valid: info, warning, error", *s));
         d.severity = *sev;
       } else if (d.origin != RuleOrigin::engine) {
