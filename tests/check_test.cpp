@@ -1412,7 +1412,7 @@ TEST_F(CheckCli, BadUsageAndUnreadableInputExitTwo) {
   EXPECT_EQ(run("check -- --attention-backend fa3").code, 2);                 // no --gpu
   EXPECT_EQ(run("check --gpu sm99 -- --attention-backend fa3").code, 2);      // unknown GPU
   EXPECT_EQ(run("check --gpu sm90 --cuda twelve -- --attention-backend fa3").code, 2);
-  EXPECT_EQ(run("check --gpu sm90 --format sarif launch.sh").code, 2);
+  EXPECT_EQ(run("check --gpu sm90 --format sarf launch.sh").code, 2);  // a format that does not exist
   EXPECT_EQ(run("check --gpu sm90 --model-kind moe launch.sh").code, 2);
   EXPECT_EQ(run("check --gpu sm90").code, 2);                                 // nothing to check
   EXPECT_EQ(run("check --gpu sm90 --").code, 2);                              // nothing after --

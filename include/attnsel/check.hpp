@@ -4,7 +4,8 @@
 // launch.hpp finds the commands and reads their flags; this header maps each command to a
 // Request per target GPU, runs the engine, and adds what only a check can say (unknown names
 // with the flag's line, values that come from the environment, the model kind it assumed).
-// Rendering (text, JSON, GitHub annotations) lives in src/render/check_render.cpp.
+// Rendering (text, JSON, GitHub annotations, Markdown) lives in src/render/check_render.cpp; SARIF,
+// concise lines and GitLab Code Quality in src/render/check_{sarif,concise,gitlab}.cpp.
 #pragma once
 
 #include <cstddef>
@@ -189,8 +190,16 @@ ATTNSEL_API std::string render_check_json(const std::vector<CommandCheck>& check
 // ---- streaming: what `attnsel check` prints, written as each command is judged ----
 
 // text: for people; json: one object (docs/output.md, docs/schema/check.schema.json); github:
-// workflow-command annotations; markdown: a report for $GITHUB_STEP_SUMMARY and pull requests.
-enum class CheckFormat { text, json, github, markdown };
+// workflow-command annotations; markdown: a report for $GITHUB_STEP_SUMMARY and pull requests;
+// sarif: SARIF 2.1.0 (code scanning); concise: one `file:line:col: severity: message [rule]` line per
+// finding (editors, problem matchers); gitlab: a GitLab Code Quality report (docs/ci.md).
+enum class CheckFormat { text, json, github, markdown, sarif, concise, gitlab };
+// Every format's name, in the order `--format` lists them.
+ATTNSEL_API const std::vector<std::string>& check_format_names();
+ATTNSEL_API std::string_view name_of(CheckFormat f);
+// A format by name ("sarif"); an unknown one is ErrorCode::unknown_name with the choices and the
+// closest of them.
+ATTNSEL_API Result<CheckFormat> parse_check_format(std::string_view name);
 
 // GitHub keeps a step summary up to 1 MiB; the Markdown report stays under this by default.
 inline constexpr std::size_t kCheckMarkdownMaxBytes = 1000 * 1000;
@@ -205,6 +214,9 @@ struct CheckWriterOptions {
   // github: the Markdown report also goes to the step summary, so the notice about annotations
   // GitHub does not show points there.
   bool step_summary = false;
+  // text and concise: only what fails the check (errors; warnings too under strict), and nothing at
+  // all when nothing fails (-q). The other formats are documents and ignore it.
+  bool quiet = false;
 };
 
 // What only the caller knows about the inputs, for the totals the formats end with.

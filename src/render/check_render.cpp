@@ -13,8 +13,11 @@
 
 #include "attnsel/check.hpp"
 #include "attnsel/encode.hpp"
+#include "attnsel/rules.hpp"
+#include "attnsel/suggest.hpp"
 #include "attnsel/version.hpp"
 #include "core/json_text.hpp"
+#include "render/check_common.hpp"
 #include "render/selection_json.hpp"
 #include "render/text_util.hpp"
 
@@ -22,6 +25,18 @@ namespace attnsel {
 namespace {
 
 using json = nlohmann::json;
+using detail::command_text;
+using detail::Finding;
+using detail::findings_of;
+using detail::for_each_command;
+using detail::located_message;
+using detail::md_cell;
+using detail::md_code;
+using detail::place_of;
+using detail::quoted;
+using detail::SkippedPlace;
+using detail::summary_json;
+using detail::Tally;
 
 struct Style {
   bool on = false;
@@ -42,23 +57,6 @@ std::string engine_title(const CommandCheck& c) {
   return "the engine";
 }
 
-// An argument as a shell would need it written back.
-std::string quoted(const std::string& a) {
-  if (!a.empty() && a.find_first_of(" \t\n'\"\\;&|<>()*?[]#~") == std::string::npos) return a;
-  std::string out = "'";
-  for (char c : a) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-std::string command_text(const LaunchCommand& cmd) {
-  std::string out = cmd.launcher == "flags" ? "" : cmd.launcher;
-  for (const auto& a : cmd.args) {
-    if (!out.empty()) out += ' ';
-    out += quoted(a);
-  }
-  return out;
-}
-
 // Shortened to a line a terminal shows whole, cut at a word.
 std::string shortened(const std::string& s, std::size_t width = 110) {
   if (s.size() <= width) return s;
@@ -70,13 +68,6 @@ std::string shortened(const std::string& s, std::size_t width = 110) {
 std::string where(const LaunchCommand& cmd, int line) {
   if (cmd.file.empty()) return "";
   return line > 0 ? fmt::format("{}:{}", cmd.file, line) : cmd.file;
-}
-
-// "--attention-backend trtllm_mla: message"
-std::string located_message(const CheckDiagnostic& d) {
-  if (d.flag.empty()) return d.diagnostic.message;
-  if (d.value.empty()) return fmt::format("{}: {}", d.flag, d.diagnostic.message);
-  return fmt::format("{} {}: {}", d.flag, quoted(d.value), d.diagnostic.message);
 }
 
 std::string device_text(const DeviceInfo& d) {
@@ -141,7 +132,8 @@ json diagnostic_json(const CheckDiagnostic& d) {
             {"flag", d.flag.empty() ? json(nullptr) : json(d.flag)},
             {"value", d.flag.empty() ? json(nullptr) : json(d.value)},
             {"line", d.line > 0 ? json(d.line) : json(nullptr)},
-            {"column", d.column > 0 ? json(d.column) : json(nullptr)}};
+            {"column", d.column > 0 ? json(d.column) : json(nullptr)},
+            {"help_uri", rule_help_uri(d.diagnostic.rule)}};
   if (!d.diagnostic.backend.empty()) j["backend"] = d.diagnostic.backend;
   if (!d.diagnostic.phase.empty()) j["phase"] = d.diagnostic.phase;
   return j;
@@ -209,123 +201,18 @@ std::string github_escape_property(std::string_view s) { return github_escape(s,
 
 namespace {
 
-bool same_command(const LaunchCommand& a, const LaunchCommand& b) {
-  return a.file == b.file && a.line == b.line && a.args == b.args && a.launcher == b.launcher;
-}
-
-// Calls `each(begin, end)` for every run of checks of one command.
-template <class F>
-void for_each_command(const std::vector<CommandCheck>& checks, F each) {
-  for (std::size_t first = 0; first < checks.size();) {
-    std::size_t last = first + 1;
-    while (last < checks.size() && same_command(checks[last].command, checks[first].command)) ++last;
-    each(checks.data() + first, checks.data() + last);
-    first = last;
-  }
-}
-
-// One finding of one command as it is reported: once however many targets have it, naming the
-// targets when only some do. Errors, warnings and the check's own notes; the engine's notes explain
-// a plan and are not findings.
-struct Finding {
-  Severity severity = Severity::info;
-  std::string file, rule, message;  // message: "--flag value: text"
-  int line = 0, column = 0, end_column = 0;
-  std::vector<std::string> gpus;  // the targets it holds on
-  std::size_t targets = 0;        // the targets the command was checked for
-  bool on_every_target() const { return gpus.size() >= targets; }
-  // "[sm90] message" when only some targets have it.
-  std::string targeted_message() const {
-    return on_every_target() ? message : fmt::format("[{}] {}", fmt::join(gpus, ", "), message);
-  }
-};
-
-std::vector<Finding> findings_of(const CommandCheck* begin, const CommandCheck* end) {
-  std::vector<Finding> found;
-  std::map<std::string, std::size_t> index;  // a finding's identity -> its place
-  for (const CommandCheck* it = begin; it != end; ++it) {
-    const CommandCheck& c = *it;
-    for (const CheckDiagnostic* d : c.all()) {
-      const Severity sev = d->diagnostic.severity;
-      const bool own = d->diagnostic.rule.rfind("check.", 0) == 0;
-      if (sev == Severity::info && !own) continue;
-      const std::string message = located_message(*d);
-      const std::string identity =
-          fmt::format("{}\n{}\n{}\n{}", static_cast<int>(sev), d->line, d->diagnostic.rule, message);
-      auto [at, added] = index.emplace(identity, found.size());
-      if (added) {
-        Finding f;
-        f.severity = sev;
-        f.file = c.command.file;
-        f.rule = d->diagnostic.rule;
-        f.message = message;
-        f.line = d->line;
-        f.column = d->column;
-        f.end_column = d->end_column;
-        f.targets = static_cast<std::size_t>(end - begin);
-        found.push_back(std::move(f));
-      }
-      Finding& same = found[at->second];
-      if (std::find(same.gpus.begin(), same.gpus.end(), c.target.label) == same.gpus.end())
-        same.gpus.push_back(c.target.label);
-    }
-  }
-  return found;
-}
-
-// What the summaries count, over everything written so far: commands (not command x target
-// pairs), findings as reported (one shared by several targets of a command counts once).
-struct Tally {
-  bool strict = false;
-  std::size_t commands = 0, failing = 0, warned = 0, clean = 0, results = 0;
-  std::size_t errors = 0, warnings = 0, notes = 0, skipped = 0;
-  std::vector<std::string> gpus;
-  std::set<std::string> files;  // the files of the commands written
-
-  // The command's worst outcome over its targets: 2 failing, 1 with warnings, 0 clean.
-  static int outcome(const CommandCheck* begin, const CommandCheck* end, bool strict) {
-    int worst = 0;
-    for (const CommandCheck* c = begin; c != end; ++c) {
-      if (c->fails(strict)) return 2;
-      if (c->verdict() == Verdict::warning) worst = 1;
-    }
-    return worst;
-  }
-
-  void add(const CommandCheck* begin, const CommandCheck* end, const std::vector<Finding>& findings) {
-    ++commands;
-    results += static_cast<std::size_t>(end - begin);
-    const int o = outcome(begin, end, strict);
-    (o == 2 ? failing : o == 1 ? warned : clean) += 1;
-    for (const CommandCheck* c = begin; c != end; ++c)
-      if (std::find(gpus.begin(), gpus.end(), c->target.label) == gpus.end()) gpus.push_back(c->target.label);
-    if (!begin->command.file.empty()) files.insert(begin->command.file);
-    for (const Finding& f : findings)
-      (f.severity == Severity::error ? errors : f.severity == Severity::warning ? warnings : notes) += 1;
-  }
-
-  std::string commands_line() const {
-    return fmt::format("{} command{} checked for {}: {} failing, {} with warnings, {} clean", commands,
-                       commands == 1 ? "" : "s", fmt::join(gpus, ", "), failing, warned, clean);
-  }
-  // As the JSON summary counts them: skipped blocks (warnings too, in annotations) on their own.
-  std::string findings_line() const {
-    std::string line = fmt::format("{} error{}, {} warning{}, {} note{}", errors, errors == 1 ? "" : "s", warnings,
-                                   warnings == 1 ? "" : "s", notes, notes == 1 ? "" : "s");
-    if (skipped > 0) line += fmt::format(", {} skipped block{}", skipped, skipped == 1 ? "" : "s");
-    return line;
-  }
-  // Whether the exit code is 0: what the CLI decides, from the same counts.
-  bool ok(const CheckInputs& in) const {
-    return failing == 0 && in.problems.empty() && skipped == 0 && !(strict && !in.warnings.empty());
-  }
-};
-
 // A value from input on one line of text: newlines, controls, `::` and `##[` shown.
 std::string one_line(std::string_view s) { return encode_value(s, OutputChannel::terminal); }
 
-// The text of one command's checks (one per target, all of the same command).
-std::string text_block(const CommandCheck* begin, const CommandCheck* end, const Style& st, std::size_t nth) {
+// The text of one command's checks (one per target, all of the same command). `quiet`: only the
+// targets that fail and the findings that make them fail; "" when none does.
+std::string text_block(const CommandCheck* begin, const CommandCheck* end, const Style& st, std::size_t nth,
+                       bool quiet = false, bool strict = false) {
+  if (quiet && std::none_of(begin, end, [&](const CommandCheck& c) { return c.fails(strict); })) return "";
+  auto shown = [&](const CheckDiagnostic& d) {
+    const Severity sev = d.diagnostic.severity;
+    return !quiet || sev == Severity::error || (strict && sev == Severity::warning);
+  };
   std::string out;
   std::size_t width = 0;
   for (const CommandCheck* c = begin; c != end; ++c) width = std::max(width, c->target.label.size());
@@ -353,18 +240,22 @@ std::string text_block(const CommandCheck* begin, const CommandCheck* end, const
   const std::string at = one_line(where(cmd, cmd.line));
   out += st.bold(at.empty() ? "command" : at) + "  " + one_line(shortened(command_text(cmd))) + "\n";
   for (const auto& d : begin->findings)
-    if (everywhere(d)) out += line_of(cmd, d, "  ");
+    if (everywhere(d) && shown(d)) out += line_of(cmd, d, "  ");
   for (const CommandCheck* it = begin; it != end; ++it) {
     const CommandCheck& c = *it;
+    if (quiet && !c.fails(strict)) continue;
     const Verdict v = c.verdict();
     out += fmt::format("  {}{}  {}  {}\n", st.bold(one_line(c.target.label)), std::string(width - c.target.label.size(), ' '),
                        verdict_text(v, st), st.dim(device_text(c.target.device)));
     for (const auto& d : c.findings)
-      if (!everywhere(d)) out += line_of(cmd, d, "    ");
+      if (!everywhere(d) && shown(d)) out += line_of(cmd, d, "    ");
     for (const auto* list : {&c.errors, &c.warnings, &c.notes})
-      for (const auto& d : *list) out += line_of(cmd, d, "    ");
+      for (const auto& d : *list)
+        if (shown(d)) out += line_of(cmd, d, "    ");
     if (v == Verdict::error) {
       out += fmt::format("    {}\n", st.red(engine_title(c) + " would not start as written"));
+    } else if (quiet) {
+      continue;  // a warning that fails under --strict: the plan is not what is asked for
     } else if (c.selection && c.selection->ok()) {
       out += fmt::format("    {}  {}\n", st.bold("runs "), one_line(plan_text(*c.selection)));
       out += fmt::format("    {}  {}\n", st.bold("flags"), one_line(join_words(c.selection->flags())));
@@ -386,6 +277,7 @@ json command_json(const CommandCheck& c) {
       entry["line"] = nullptr;
       entry["column"] = nullptr;
       entry["flag"] = nullptr;
+      entry["help_uri"] = rule_help_uri(entry.value("rule", ""));
       for (std::size_t i = 0; i < located.size(); ++i) {
         if (used[i] || entry.value("rule", "") != located[i].diagnostic.rule ||
             entry.value("message", "") != located[i].diagnostic.message)
@@ -456,37 +348,8 @@ std::string annotation(const Finding& f) {
 namespace attnsel {
 namespace {
 
-// "file:line:col" (the file may hold ':') -> file, line, column (0 when absent).
-struct SkippedPlace {
-  std::string file;
-  int line = 0, column = 0;
-};
-
 // A value from a scanned file on one line of text or a log: shown, never obeyed.
 std::string escape_control(std::string_view s) { return encode_value(s, OutputChannel::github); }
-
-SkippedPlace place_of(const std::string& where) {
-  SkippedPlace p{where, 0, 0};
-  auto take_number = [&](int& out) {
-    const std::size_t colon = p.file.rfind(':');
-    if (colon == std::string::npos || colon + 1 >= p.file.size()) return false;
-    const std::string digits = p.file.substr(colon + 1);
-    if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9) return false;
-    out = std::stoi(digits);
-    p.file.resize(colon);
-    return true;
-  };
-  int last = 0, before = 0;
-  if (take_number(last)) {
-    if (take_number(before)) {
-      p.line = before;
-      p.column = last;
-    } else {
-      p.line = last;
-    }
-  }
-  return p;
-}
 
 }  // namespace
 
@@ -527,11 +390,16 @@ json skipped_json(const Error& e) {
 // Text: each command's block as it comes, the summary line at the end.
 class TextWriter final : public CheckWriter {
  public:
-  TextWriter(std::ostream& out, const CheckWriterOptions& o) : out_(out), style_{o.render.color} { tally_.strict = o.strict; }
+  TextWriter(std::ostream& out, const CheckWriterOptions& o) : out_(out), style_{o.render.color}, quiet_(o.quiet) {
+    tally_.strict = o.strict;
+  }
   void command(const std::vector<CommandCheck>& checks, const FileContext*) override {
     for_each_command(checks, [&](const CommandCheck* b, const CommandCheck* e) {
       tally_.add(b, e, findings_of(b, e));
-      out_ << text_block(b, e, style_, tally_.commands);
+      const std::string block = text_block(b, e, style_, blocks_ + 1, quiet_, tally_.strict);
+      if (block.empty()) return;
+      ++blocks_;
+      out_ << block;
     });
   }
   void skipped(const std::vector<Error>& blocks) override {
@@ -539,7 +407,8 @@ class TextWriter final : public CheckWriter {
     tally_.skipped += blocks.size();
   }
   void finish(const CheckInputs&) override {
-    if (tally_.commands > 0) out_ << "\n" << one_line(tally_.commands_line()) << "\n";
+    // Quiet: the totals only when something fails (a passing check prints nothing).
+    if (tally_.commands > 0 && (!quiet_ || tally_.failing > 0)) out_ << "\n" << one_line(tally_.commands_line()) << "\n";
     out_ << skipped_;
     out_.flush();
   }
@@ -547,50 +416,30 @@ class TextWriter final : public CheckWriter {
  private:
   std::ostream& out_;
   Style style_;
+  bool quiet_;
+  std::size_t blocks_ = 0;  // command blocks written
   Tally tally_;
   std::string skipped_;  // after the summary, as before streaming: a few lines per file at most
 };
-
-json summary_json(const Tally& t, const CheckInputs& in) {
-  return {{"files", std::max(in.files, t.files.size())},
-          {"files_with_commands", std::max(in.files_with_commands, t.files.size())},
-          {"binary_skipped", in.binary_skipped},
-          {"skipped_directories", in.skipped_directories},
-          {"skipped_files", in.skipped_files},
-          {"gpus", t.gpus},
-          {"commands", t.commands},
-          {"commands_failing", t.failing},
-          {"commands_with_warnings", t.warned},
-          {"commands_clean", t.clean},
-          {"results", t.results},
-          {"errors", t.errors},
-          {"warnings", t.warnings},
-          {"notes", t.notes},
-          {"skipped_blocks", t.skipped},
-          {"strict", t.strict},
-          {"input_problems", in.problems},
-          {"input_warnings", in.warnings}};
-}
 
 // JSON: one object. Its header is written first, then "results" one element at a time as commands
 // are judged (their number never sits in memory), then "skipped", "summary" and "ok".
 class JsonWriter final : public CheckWriter {
  public:
-  JsonWriter(std::ostream& out, const CheckWriterOptions& o) : out_(out), indent_(detail::clamp_indent(o.indent)) {
+  JsonWriter(std::ostream& out, const CheckWriterOptions& o) : out_(out), json_(out, o.indent) {
     tally_.strict = o.strict;
-    out_ << "{";
-    member("schema_version", kJsonSchemaVersion);
-    member("attnsel_version", version());
-    member("kind", "check");
-    key("results");
-    out_ << "[";
+    json_.open_object();
+    json_.member("schema_version", kJsonSchemaVersion);
+    json_.member("attnsel_version", version());
+    json_.member("kind", "check");
+    json_.open_member_array("results");
   }
   void command(const std::vector<CommandCheck>& checks, const FileContext* context) override {
     for_each_command(checks, [&](const CommandCheck* b, const CommandCheck* e) { tally_.add(b, e, findings_of(b, e)); });
     for (const CommandCheck& c : checks) {
       json j = command_json(c);
       if (context != nullptr && !context->empty() && !c.command.file.empty()) j["file_context"] = context_json(*context);
-      write(j, 2, results_++ == 0);
+      json_.element(j);
     }
   }
   void skipped(const std::vector<Error>& blocks) override {
@@ -598,64 +447,20 @@ class JsonWriter final : public CheckWriter {
     tally_.skipped += blocks.size();
   }
   void finish(const CheckInputs& inputs) override {
-    close_array(results_);
-    key("skipped");
-    out_ << "[";
-    for (std::size_t i = 0; i < skipped_.size(); ++i) write(skipped_[i], 2, i == 0);
-    close_array(skipped_.size());
-    member("summary", summary_json(tally_, inputs));
-    member("ok", tally_.ok(inputs));
-    out_ << (indent_ < 0 ? "}" : "\n}");
+    json_.close();  // results
+    json_.open_member_array("skipped");
+    for (const json& s : skipped_) json_.element(s);
+    json_.close();
+    json_.member("summary", summary_json(tally_, inputs));
+    json_.member("ok", tally_.ok(inputs));
+    json_.close();
     out_.flush();
   }
 
  private:
-  // A value at `depth` (1: a member of the object, 2: an element of one of its arrays), after
-  // a comma unless it is the first: the layout of json::dump(indent).
-  void write(const json& j, int depth, bool first) {
-    if (!first) out_ << ",";
-    if (indent_ < 0) {
-      out_ << encode_output(detail::json_text(j, -1), OutputChannel::json);
-      return;
-    }
-    out_ << '\n';
-    write_padded(encode_output(detail::json_text(j, indent_), OutputChannel::json), indent_ * depth);
-  }
-  // `text` with `pad` spaces at the start of its every line, written a line at a time.
-  void write_padded(std::string_view text, int pad) {
-    const std::string spaces(static_cast<std::size_t>(pad), ' ');
-    for (std::size_t at = 0; at < text.size();) {
-      const std::size_t end = std::min(text.find('\n', at), text.size());
-      out_ << spaces;
-      out_.write(text.data() + at, static_cast<std::streamsize>(end - at));
-      if (end < text.size()) out_ << '\n';
-      at = end + 1;
-    }
-  }
-  void key(const char* name) {
-    if (members_++ > 0) out_ << ",";
-    if (indent_ >= 0) out_ << '\n' << std::string(static_cast<std::size_t>(indent_), ' ');
-    out_ << '"' << name << (indent_ < 0 ? "\":" : "\": ");
-  }
-  void member(const char* name, const json& value) {
-    key(name);
-    const std::string text = encode_output(detail::json_text(value, indent_), OutputChannel::json);
-    const std::size_t first_line = std::min(text.find('\n'), text.size());
-    out_.write(text.data(), static_cast<std::streamsize>(first_line));  // after the key, unpadded
-    if (first_line < text.size()) {
-      out_ << '\n';
-      write_padded(std::string_view(text).substr(first_line + 1), std::max(indent_, 0));
-    }
-  }
-  void close_array(std::size_t elements) {
-    if (elements > 0 && indent_ >= 0) out_ << '\n' << std::string(static_cast<std::size_t>(indent_), ' ');
-    out_ << "]";
-  }
-
   std::ostream& out_;
-  int indent_;
+  detail::JsonStream json_;
   Tally tally_;
-  std::size_t members_ = 0, results_ = 0;
   std::vector<json> skipped_;  // after the results: a few per file at most
 };
 
@@ -726,56 +531,6 @@ class GithubWriter final : public CheckWriter {
 
 // ---- Markdown ----
 
-// A table cell: one line, Markdown's punctuation and HTML escaped, control characters shown, at
-// most `limit` bytes (cut at a character).
-std::string md_cell(std::string_view text, std::size_t limit = 1000) {
-  const std::string encoded = encode_value(text, OutputChannel::markdown);
-  const std::string_view s = encoded;
-  std::string out;
-  std::size_t i = 0;
-  for (; i < s.size() && out.size() < limit; ++i) {
-    const char c = s[i];
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '\n' || c == '\r' || c == '\t') out += ' ';
-    else if (u < 0x20 || u == 0x7f) out += fmt::format("\\x{:02x}", u);
-    else if (std::string_view("\\`*_[]<>|#~!&").find(c) != std::string_view::npos) out += std::string("\\") + c;
-    else out += c;
-  }
-  if (i < s.size()) {
-    while (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0x80) out.pop_back();
-    if (!out.empty() && static_cast<unsigned char>(out.back()) >= 0xC0) out.pop_back();
-    out += " …";
-  }
-  return out;
-}
-
-// A code span in a table cell: a fence longer than any run of backticks inside, `|` escaped (GFM
-// tables split on it even in code).
-std::string md_code(std::string_view text, std::size_t limit = 300) {
-  const std::string encoded = encode_value(text, OutputChannel::markdown);
-  const std::string_view s = encoded;
-  std::string body;
-  std::size_t run = 0, longest = 0, i = 0;
-  for (; i < s.size() && body.size() < limit; ++i) {
-    const char c = s[i];
-    const auto u = static_cast<unsigned char>(c);
-    run = c == '`' ? run + 1 : 0;
-    longest = std::max(longest, run);
-    if (c == '\n' || c == '\r' || c == '\t') body += ' ';
-    else if (u < 0x20 || u == 0x7f) body += fmt::format("\\x{:02x}", u);
-    else if (c == '|') body += "\\|";
-    else body += c;
-  }
-  if (i < s.size()) {
-    while (!body.empty() && (static_cast<unsigned char>(body.back()) & 0xC0) == 0x80) body.pop_back();
-    if (!body.empty() && static_cast<unsigned char>(body.back()) >= 0xC0) body.pop_back();
-    body += " …";
-  }
-  const std::string fence(longest + 1, '`');
-  const bool pad = !body.empty() && (body.front() == '`' || body.back() == '`');
-  return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
-}
-
 std::string md_severity(Severity s) {
   return s == Severity::error ? "❌ error" : s == Severity::warning ? "⚠️ warning" : "ℹ️ note";
 }
@@ -828,7 +583,7 @@ class MarkdownWriter final : public CheckWriter {
       const SkippedPlace p = place_of(e.where);
       add_row(finding_rows_, omitted_findings_,
               fmt::format("| {} | — | {} | {} | {} |\n", md_where(p.file, p.line, p.column), md_severity(Severity::warning),
-                          md_code("skipped-block"), md_cell(e.message + " (this block was not checked)")));
+                          md_code("check.skipped"), md_cell(e.message + " (this block was not checked)")));
     }
   }
   void finish(const CheckInputs& in) override {
@@ -894,6 +649,26 @@ class MarkdownWriter final : public CheckWriter {
 
 }  // namespace
 
+const std::vector<std::string>& check_format_names() {
+  static const std::vector<std::string> names = {"text", "json", "github", "markdown", "sarif", "concise", "gitlab"};
+  return names;
+}
+
+std::string_view name_of(CheckFormat f) { return check_format_names()[static_cast<std::size_t>(f)]; }
+
+Result<CheckFormat> parse_check_format(std::string_view name) {
+  const std::vector<std::string>& names = check_format_names();
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return static_cast<CheckFormat>(i);
+  Error e;
+  e.code = ErrorCode::unknown_name;
+  e.where = "--format";
+  e.message = fmt::format("unknown check format '{}' (choose one of: {})", name, fmt::join(names, ", "));
+  e.choices = names;
+  e.suggestion = closest_name(name, names);
+  return e;
+}
+
 std::unique_ptr<CheckWriter> make_check_writer(CheckFormat format, std::ostream& out, const CheckWriterOptions& o) {
   switch (format) {
     case CheckFormat::json:
@@ -902,6 +677,12 @@ std::unique_ptr<CheckWriter> make_check_writer(CheckFormat format, std::ostream&
       return std::make_unique<GithubWriter>(out, o);
     case CheckFormat::markdown:
       return std::make_unique<MarkdownWriter>(out, o);
+    case CheckFormat::sarif:
+      return detail::make_sarif_writer(out, o);
+    case CheckFormat::concise:
+      return detail::make_concise_writer(out, o);
+    case CheckFormat::gitlab:
+      return detail::make_gitlab_writer(out, o);
     case CheckFormat::text:
       break;
   }

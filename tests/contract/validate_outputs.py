@@ -20,7 +20,7 @@ except ImportError:  # ctest's SKIP_RETURN_CODE
     sys.exit(77)
 
 # Subcommands that print a document: each needs at least one example in some schema.
-REQUIRED_COMMANDS = {"select", "explain", "check", "matrix", "matrix lint", "matrix diff", "matrix --versions", "probe", "root"}
+REQUIRED_COMMANDS = {"select", "explain", "check", "matrix", "matrix lint", "matrix diff", "matrix --versions", "probe", "root", "rule"}
 
 
 def command_of(argv):

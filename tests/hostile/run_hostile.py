@@ -4,11 +4,12 @@ from tests/fixtures/hostile, or one generated here when it is a name no checkout
 megabytes no repository should) and the properties its run must have. No timings are asserted;
 a run that does not end within a generous limit fails as a hang.
 
-Properties checked on every run, in every format (text, json, github, markdown), on stdout and
-stderr alike:
+Properties checked on every run, in every format (text, json, github, markdown, sarif, concise,
+gitlab), on stdout and stderr alike:
   - no line starts a workflow command (`::` after blanks) but attnsel's own annotations;
   - `##[` never appears; no ESC, BEL, C0 (but newline and tab) or C1 control, no bidi control;
-  - JSON is one valid document whose `ok` is true exactly when the exit status is 0;
+  - JSON is one valid document whose `ok` is true exactly when the exit status is 0 (SARIF: the
+    run's properties.ok; GitLab's report: an array);
   - the exit status is the one the case expects, and never a crash (a signal, 134, 139);
   - a secret planted outside the checked tree never appears.
 
@@ -23,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 
-FORMATS = ("text", "json", "github", "markdown")
+FORMATS = ("text", "json", "github", "markdown", "sarif", "concise", "gitlab")
 SECRET = "ATTNSEL-SECRET-7f3a9c"
 HANG_LIMIT = 120  # seconds; far above any run's time, only to turn a hang into a failure
 
@@ -76,13 +77,18 @@ def run(cli, case, args, cwd, fmt=None, expect=None, env=None, stdout=None):
         fail(case, f"exit {p.returncode}, expected one of {sorted(expect)} ({fmt}); stderr: {p.stderr[-400:]!r}")
     check_channel(case, "stdout", out, fmt, allow_commands=fmt == "github")
     check_channel(case, "stderr", p.stderr, fmt, allow_commands=False)
-    if fmt == "json" and stdout is None:
+    if fmt in ("json", "sarif", "gitlab") and stdout is None:
         try:
             doc = json.loads(out.decode("utf-8"))
-            if doc.get("ok") is not (p.returncode == 0):
-                fail(case, f"json ok={doc.get('ok')} but exit {p.returncode}")
-        except ValueError as e:
-            fail(case, f"stdout is not one JSON document: {e}")
+            if fmt == "gitlab":
+                if not isinstance(doc, list):
+                    fail(case, "the GitLab report is not a JSON array")
+            else:
+                ok = doc.get("ok") if fmt == "json" else doc["runs"][0]["properties"].get("ok")
+                if ok is not (p.returncode == 0):
+                    fail(case, f"{fmt} ok={ok} but exit {p.returncode}")
+        except (ValueError, KeyError, IndexError, TypeError) as e:
+            fail(case, f"stdout is not one {fmt} document: {e}")
     return p.returncode, out, p.stderr
 
 

@@ -1,6 +1,7 @@
 // `attnsel check`: engine launch commands judged for target GPUs before anything is launched.
 //
-//   attnsel check --gpu sm90,sm100 [--cuda X.Y] [--strict] [--format text|json|github|markdown] [--model-kind K]
+//   attnsel check --gpu sm90,sm100 [--cuda X.Y] [--strict] [--format text|json|github|markdown|sarif|concise|gitlab]
+//                 [--exit-zero] [-q] [--model-kind K]
 //                 [--matrix FILE] -- python3 -m sglang.launch_server ...
 //   attnsel check [--gpu sm90] [--sglang-version X.Y.Z] [--exclude GLOB] [--include GLOB] [--verbose] FILE|DIR...
 //                 (shell, Slurm/PBS, Dockerfile, compose, Kubernetes, Helm, Markdown/MDX, rst, AsciiDoc,
@@ -10,9 +11,9 @@
 //   Without --gpu, the GPU the files name (node selectors, instance types, dstack, SkyPilot).
 //   Under --format github, $GITHUB_STEP_SUMMARY (when set) gets the Markdown report appended.
 //
-// Exit codes: 0 every command clean (or warnings only, without --strict); 1 an error in a checked
-// command, or a warning with --strict; 2 bad usage of attnsel or unreadable input, or a walk that
-// found no file to read.
+// Exit codes: 0 every command clean (or warnings only, without --strict; anything with --exit-zero);
+// 1 an error in a checked command, or a warning with --strict; 2 bad usage of attnsel or unreadable
+// input, or a walk that found no file to read.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -48,6 +49,8 @@ struct CheckArgs {
   std::string format = "text";
   bool json = false;  // --json: --format json
   bool strict = false;
+  bool exit_zero = false;  // findings never fail the exit code (input problems still exit 2)
+  bool quiet = false;      // -q: only what fails, nothing on success
   bool files_marker = false;  // --files: only in the help (main() takes the paths after it out of argv)
   std::vector<std::string> exclude, include;  // walk globs (walk.hpp)
   bool no_gitignore = false;
@@ -218,7 +221,8 @@ int run_check(const CheckArgs& a, bool after_separator) {
     inputs.problems.push_back(std::move(message));
   };
   auto warning = [&](std::string message) {
-    std::cerr << "attnsel: warning: " << encode_value(message, OutputChannel::terminal) << "\n";
+    if (!a.quiet || a.strict)  // -q: told only where it fails the check
+      std::cerr << "attnsel: warning: " << encode_value(message, OutputChannel::terminal) << "\n";
     inputs.warnings.push_back(std::move(message));
   };
   std::size_t files = 0, files_with = 0, binary = 0;
@@ -282,7 +286,7 @@ int run_check(const CheckArgs& a, bool after_separator) {
     for (const ScannedFile& f : scanned) {
       if (f.scan.commands.empty()) continue;
       if (file_gpus(f).empty()) no_gpu.push_back(&f);
-      else if (a.format == "text" && !a.json)
+      else if (a.format == "text" && !a.json && !a.quiet)
         for (const ContextHint& h : f.scan.context.gpus)
           std::cerr << "attnsel: GPU " << encode_value(h.value + " from " + hint_where(f.name, h), OutputChannel::terminal)
                     << "\n";
@@ -366,7 +370,7 @@ int run_check(const CheckArgs& a, bool after_separator) {
     if (auto newest = newest_known_release(eng); newest && *newest < *r) {
       warning("release " + key + (from ? " from " + hint_where(f->name, *from) : std::string(" (--engine-version)")) +
               " is newer than any matrix attnsel knows (newest: " + to_string(*newest) + "); checked against the newest");
-    } else if (from && a.format == "text" && !a.json) {
+    } else if (from && a.format == "text" && !a.json && !a.quiet) {
       std::cerr << "attnsel: release " << encode_value(key + " from " + hint_where(f->name, *from), OutputChannel::terminal)
                 << "\n";
     }
@@ -376,21 +380,22 @@ int run_check(const CheckArgs& a, bool after_separator) {
 
   // Each command is judged, written and dropped: the output streams, and memory stays flat however
   // many commands the files hold.
-  const std::string format_name = a.json ? "json" : a.format;
-  const CheckFormat format = format_name == "json"       ? CheckFormat::json
-                             : format_name == "github"   ? CheckFormat::github
-                             : format_name == "markdown" ? CheckFormat::markdown
-                                                         : CheckFormat::text;
+  auto parsed_format = parse_check_format(a.json ? "json" : a.format);
+  if (!parsed_format) fail(parsed_format.error());
+  const CheckFormat format = *parsed_format;
+  // SARIF and GitLab's report are JSON documents; concise lines are read by log parsers, as annotations are.
+  const bool json_document = format == CheckFormat::json || format == CheckFormat::sarif || format == CheckFormat::gitlab;
   CheckWriterOptions writer_options;
   writer_options.render = RenderOptions{format == CheckFormat::text && use_color()};
   writer_options.strict = a.strict;
+  writer_options.quiet = a.quiet;
   std::vector<std::unique_ptr<CheckWriter>> writers;
   std::size_t summary_budget = 0;
   std::unique_ptr<StepSummary> step_summary = format == CheckFormat::github ? open_step_summary(summary_budget) : nullptr;
   writer_options.step_summary = step_summary != nullptr;
-  set_output_channel(format == CheckFormat::json     ? OutputChannel::json
-                     : format == CheckFormat::github ? OutputChannel::github
-                                                     : OutputChannel::terminal,
+  set_output_channel(json_document                                                        ? OutputChannel::json
+                     : format == CheckFormat::github || format == CheckFormat::concise ? OutputChannel::github
+                                                                                       : OutputChannel::terminal,
                      writer_options.render.color);
   writers.push_back(make_check_writer(format, std::cout, writer_options));
   if (step_summary) {
@@ -430,7 +435,7 @@ int run_check(const CheckArgs& a, bool after_separator) {
   inputs.skipped_directories = walk.skipped_directories();
   inputs.skipped_files = walk.skipped_files();
   writer.finish(inputs);
-  if (format == CheckFormat::json) std::cout << "\n";
+  if (json_document) std::cout << "\n";
   bool summary_failed = false;
   if (step_summary) {
     step_summary->out->flush();
@@ -445,10 +450,12 @@ int run_check(const CheckArgs& a, bool after_separator) {
     for (const ScannedFile& f : scanned) n += f.scan.commands.size();
     return n;
   }();
-  // What a walk passed over is said whatever the format: never a silent skip.
+  // What a walk passed over is said whatever the format: never a silent skip (-q: nothing on
+  // stderr but what the exit code stands for, the problems, told as they came).
   const std::string passed_over = walk.skipped.empty() ? std::string()
       : "; passed over " + describe_skipped(walk) + (a.verbose ? "" : " (--verbose lists them)");
-  if (!after_separator && commands == 0 && files > 0)
+  if (a.quiet) {
+  } else if (!after_separator && commands == 0 && files > 0)
     std::cerr << fmt::format("attnsel: warning: no engine launch command found in {} file{}{}{}\n", files,
                              files == 1 ? "" : "s", binary ? fmt::format(" ({} binary skipped)", binary) : "",
                              passed_over);
@@ -456,12 +463,13 @@ int run_check(const CheckArgs& a, bool after_separator) {
            ((a.format == "text" && !a.json && (files > 1 || files_with < files)) || !walk.skipped.empty()))
     std::cerr << fmt::format("attnsel: read {} file{}, {} with launch commands{}{}\n", files, files == 1 ? "" : "s",
                              files_with, binary ? fmt::format(", {} binary skipped", binary) : "", passed_over);
-  if (!after_separator && files == 0 && binary > 0 && inputs.problems.empty())
+  if (!after_separator && files == 0 && binary > 0 && inputs.problems.empty() && !a.quiet)
     std::cerr << fmt::format("attnsel: warning: no text file to read: {} binary file{} skipped{}\n", binary,
                              binary == 1 ? "" : "s", passed_over);
 
   // An input or a block that could not be read: the verdict is incomplete, never a pass.
   if (!inputs.problems.empty() || any_skipped || summary_failed) return kUsage;
+  if (a.exit_zero) return kOk;  // findings are reported, never failed on
   if (a.strict && !inputs.warnings.empty()) return kInvalidPlan;
   return failed ? kInvalidPlan : kOk;
 }
@@ -483,8 +491,14 @@ Command add_check_command(CLI::App& app) {
                 "warnings fail the check, and documented caveats (FlashMLA with FP8 KV) are errors");
   cmd->add_option("--format", args->format,
                   "text (default), json (one object: docs/schema/check.schema.json), github (workflow-command "
-                  "annotations; the Markdown report is appended to $GITHUB_STEP_SUMMARY when set) or markdown")
-      ->check(CLI::IsMember({"text", "json", "github", "markdown"}));
+                  "annotations; the Markdown report is appended to $GITHUB_STEP_SUMMARY when set), markdown, sarif "
+                  "(SARIF 2.1.0 for code scanning), concise (file:line:col: severity: message [rule]) or gitlab "
+                  "(GitLab Code Quality)")
+      ->check(CLI::IsMember(check_format_names()));
+  cmd->add_flag("--exit-zero", args->exit_zero,
+                "exit 0 whatever the findings (an input that cannot be read still exits 2)");
+  cmd->add_flag("-q,--quiet", args->quiet,
+                "text and concise: only what fails the check (errors; warnings too with --strict), nothing on success");
   cmd->add_flag("--json", args->json, "the same as --format json");
   cmd->add_option("--model-kind", args->model_kind,
                   "the kind of a model attnsel cannot resolve (default: what the backends imply, else mha)")
@@ -519,8 +533,9 @@ Command add_check_command(CLI::App& app) {
                   "build, dist ... and .gitignore'd paths, counted; a directory named is always walked; - reads "
                   "stdin, a shell script unless --stdin-filename names another format), or -- COMMAND...");
   cmd->footer(
-      "Exit codes: 0 clean (warnings allowed without --strict), 1 an error in a checked command (or a warning with "
-      "--strict), 2 bad usage, unreadable input, or directories that gave no file to read.");
+      "Exit codes: 0 clean (warnings allowed without --strict; any findings with --exit-zero), 1 an error in a "
+      "checked command (or a warning with --strict), 2 bad usage, unreadable input, or directories that gave no "
+      "file to read.");
   return [cmd, args]() -> std::optional<int> {
     if (!*cmd) return std::nullopt;
     // CLI11 keeps the -- it saw among the subcommand's leftovers; everything after it is the command.

@@ -93,7 +93,8 @@ Command add_matrix_command(CLI::App& app);
 Command add_probe_command(CLI::App& app);
 Command add_versions_commands(CLI::App& app);  // `matrix --versions`, `matrix diff`: after add_matrix_command
 Command add_check_command(CLI::App& app);  // `attnsel check`: launch commands, scripts and manifests
-Command add_completion_command(CLI::App& app);
-Command add_advisories_command(CLI::App& app);  // `attnsel advisories`: the known engine bugs  // `attnsel completion bash|zsh|fish`, `attnsel man`
+Command add_completion_command(CLI::App& app);  // `attnsel completion bash|zsh|fish`, `attnsel man`
+Command add_advisories_command(CLI::App& app);  // `attnsel advisories`: the known engine bugs
+Command add_rule_command(CLI::App& app);        // `attnsel rule ID`, `attnsel rule --list`: the rule pages
 
 }  // namespace attnsel::cli

@@ -131,8 +131,9 @@ OutputChannel parsed_output_channel(const std::vector<CLI::App*>& apps) {
     if (const CLI::Option* j = app->get_option_no_throw("--json"); j && j->count() > 0) return OutputChannel::json;
     if (const CLI::Option* f = app->get_option_no_throw("--format"); f && f->count() > 0) {
       const std::string value = f->results().back();
-      if (value == "json") return OutputChannel::json;
-      if (value == "github") return OutputChannel::github;
+      // SARIF and GitLab's report are JSON; concise lines are read by log parsers, as annotations are.
+      if (value == "json" || value == "sarif" || value == "gitlab") return OutputChannel::json;
+      if (value == "github" || value == "concise") return OutputChannel::github;
     }
   }
   return OutputChannel::terminal;
@@ -307,6 +308,7 @@ int run(int argc, char** argv) {
   commands.push_back(add_select_commands(app, engine_flag_apps));
   commands.push_back(add_completion_command(app));
   commands.push_back(add_advisories_command(app));
+  commands.push_back(add_rule_command(app));
 
   std::vector<CLI::App*> apps;
   collect_apps(&app, apps);
