@@ -180,11 +180,10 @@ def make_inputs(scratch, tokens):
             shutil.copyfile(source, target)
         elif os.path.isdir(source):
             shutil.copytree(source, target, dirs_exist_ok=True)
+        elif real.endswith(".json"):
+            continue  # a matrix, a config.json: an input the doc's reader brings
         else:
             ext = next((e for e in CONTENT if real.endswith(e)), ".sh")
-            if re.search(r"\.[a-z]+$", real) and not any(real.endswith(e) for e in CONTENT):
-                if real.endswith(".json"):
-                    continue  # a matrix, a config.json: an input the doc's reader brings
             if "." not in os.path.basename(real) and "Dockerfile" not in real:
                 os.makedirs(target, exist_ok=True)
                 target = os.path.join(target, "example.sh")
