@@ -230,7 +230,10 @@ for a in p._actions:
             out[o] = list(a.choices) if a.choices else None
 print(json.dumps(out))
 """
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    # The child runs as this interpreter does: under -S (no site-packages) too, so that a machine's own
+    # torch or transformers never stands in for the stubs.
+    no_site = ["-S"] if sys.flags.no_site else []
+    proc = subprocess.run([sys.executable, *no_site, "-c", code], capture_output=True, text=True, timeout=300)
     if proc.returncode != 0:
         raise SystemExit(f"oracle: could not read the release's parser:\n{proc.stderr[-3000:]}")
     options = json.loads(proc.stdout.strip().splitlines()[-1])

@@ -258,7 +258,12 @@ def _parallel_state_object(server_args):
     overrides = dict(tp_size=tp, attn_tp_size=attn_tp, attn_dp_size=dp, dp_size=getattr(server_args, "dp_size", 1) or 1,
                      pp_size=pp, moe_ep_size=ep)
     fields = set(inspect.signature(ParallelState).parameters)
-    return ParallelState.trivial(**{k: v for k, v in overrides.items() if k in fields})
+    overrides = {k: v for k, v in overrides.items() if k in fields}
+    if hasattr(ParallelState, "trivial"):
+        return ParallelState.trivial(**overrides)
+    # Releases whose class has no trivial() (v0.5.14, v0.5.15): what trivial() gives later, one rank
+    # of every group (ranks and ids 0, sizes 1), with the layout's sizes.
+    return ParallelState(**{f: 1 if f.endswith("_size") else 0 for f in fields} | overrides)
 
 
 def _finish_runner(runner, server_args):
