@@ -1454,30 +1454,49 @@ TEST_F(CheckCli, FilesAfterTheMarkerAreNeverOptions) {
   EXPECT_EQ(run("matrix --files x").code, 2);          // only check takes it
 }
 
-// vLLM commands in deployment files: judged by the vLLM profile and matrix. VLLM_ATTENTION_BACKEND
-// set beside them is judged as the releases that read it would (the release is not known to the
-// command line's check here): FlashInfer with gpt-oss's sinks on H100 fails, and a warning says
-// that releases from 0.15 ignore the variable. (With a release that ignores it, the library's
-// check_input makes it an error: tests/cases/check_env_models.json.)
+// vLLM commands in deployment files: judged by the vLLM profile and matrix, for the release the
+// file's image tag or pinned install names (vllm/vllm-openai:v0.26.0). Those releases ignore
+// VLLM_ATTENTION_BACKEND: the backend it names is lost (an error), but vLLM starts with its own
+// choice, which is planned. Without a release the variable is judged as the releases that read it
+// would: FlashInfer with gpt-oss's sinks on H100 fails, and a warning says that releases from 0.15
+// ignore it.
 TEST_F(CheckCli, VllmDeploymentsAndTheIgnoredEnvironmentVariable) {
   const std::string deploy = std::string(ATTNSEL_TESTS_DIR) + "/fixtures/deploy/vllm/";
   CliRun r = run("check '" + deploy + "deployment.yaml'");
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_TRUE(contains(r.err, "vllm release 0.26.0 from")) << r.err;
+  EXPECT_TRUE(contains(r.out, "VLLM_ATTENTION_BACKEND=FLASHINFER is ignored: vLLM 0.15.0 and later no longer read it, so "
+                              "vLLM runs its own choice; pass --attention-backend FLASHINFER  [check.env-ignored]"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "runs   attention FLASH_ATTN")) << r.out;
+  EXPECT_TRUE(contains(r.out, "vLLM starts, but not as the file asks")) << r.out;
+
+  // The same file without the image's tag: the release is not known.
+  std::string text = read_file(deploy + "deployment.yaml");
+  text.replace(text.find("vllm/vllm-openai:v0.26.0"), 24, "vllm/vllm-openai:latest");
+  const std::string untagged = testing::TempDir() + "attnsel-untagged-deployment.yaml";
+  std::ofstream(untagged) << text;
+  r = run("check '" + untagged + "'");
   EXPECT_EQ(r.code, 1) << r.out << r.err;
   EXPECT_TRUE(contains(r.out, "VLLM_ATTENTION_BACKEND=FLASHINFER is read only by vLLM releases before 0.15.0 and ignored "
                               "from 0.15.0 on"))
       << r.out;
   EXPECT_TRUE(contains(r.out, "pass --attention-backend FLASHINFER  [check.env-ignored]")) << r.out;
   EXPECT_TRUE(contains(r.out, "[fi-sinks-need-trtllm]")) << r.out;  // gpt-oss on H100: FlashInfer has no sinks there
-  EXPECT_EQ(run("check --strict '" + deploy + "deployment.yaml'").code, 1);
+  EXPECT_EQ(run("check --strict '" + untagged + "'").code, 1);
+  std::remove(untagged.c_str());
+
   // --attention-config.backend (dotted) and --tensor_parallel_size are read as vLLM reads them; the
-  // flag wins, so the variable is ignored without changing the plan.
+  // flag wins, so the ignored variable is only a warning and the plan is the flag's.
   r = run("check --gpu B200 '" + deploy + "Dockerfile'");
   EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_TRUE(contains(r.out, "! ") && contains(r.out, "VLLM_ATTENTION_BACKEND=FLASHMLA is ignored")) << r.out;
   EXPECT_TRUE(contains(r.out, "[flashmla-dense-hopper-only]")) << r.out;
   EXPECT_FALSE(contains(r.out, "args.unknown")) << r.out;
-  r = run("check --gpu H100 --format json '" + deploy + "serve.sh'");
+  r = run("check --gpu H100 --format json '" + deploy + "serve.sh'");  // pip install vllm==0.27.1
   const json j = json::parse(r.out)["results"];
   ASSERT_EQ(j.size(), 1u);
+  ASSERT_TRUE(j[0]["plan"].is_object()) << r.out;
   EXPECT_EQ(j[0]["plan"]["attention_backend"], "TRITON_ATTN");  // from --attention-config '{"backend": "triton_attn"}'
   EXPECT_EQ(j[0]["plan"]["page_size"], 32);
 }

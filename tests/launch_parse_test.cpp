@@ -168,6 +168,8 @@ TEST(FindLaunchCommands, Compose) {
           {34, kLaunchServer,
            {"--model-path", "meta-llama/Meta-Llama-3.1-8B-Instruct", "--attention-backend", "flashinfr"},
            same_line(34, 4)},
+          // vLLM's image runs `vllm serve`: a service that gives only `command` gives its arguments.
+          {38, "vllm/vllm-openai:latest", {"--model", "meta-llama/Meta-Llama-3.1-8B-Instruct"}, same_line(38, 2)},
       },
       "docker-compose.yml", text);
 }
@@ -185,6 +187,8 @@ TEST(FindLaunchCommands, KubernetesManifest) {
            {"--model-path", "deepseek-ai/DeepSeek-V2-Lite", "--attention-backend", "cutlass_mla", "--kv-cache-dtype",
             "fp8_e4m3"},
            {36, 36, 37, 37, 38, 38}},
+          // vLLM's image runs `vllm serve`: a container that gives only `args` gives its arguments.
+          {49, "vllm/vllm-openai:latest", {"--model", "meta-llama/Meta-Llama-3.1-8B-Instruct"}, same_line(49, 2)},
           {53, "sglang serve",
            {"--model-path", "meta-llama/Meta-Llama-3.1-8B-Instruct", "--attention-backend=flashinfr"},
            same_line(54, 3)},

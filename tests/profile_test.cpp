@@ -128,6 +128,44 @@ TEST(Profile, LaunchersComeFromTheProfile) {
   EXPECT_EQ((*found)[1].args, std::vector<std::string>{"--y"});
 }
 
+// An image whose entrypoint is a launcher: `docker run [OPTIONS] IMAGE ARGS` runs it with ARGS, under
+// any registry, tag or digest; --entrypoint and other images leave the words after the image a command.
+TEST(Profile, ImagesRunTheirEntrypointLauncher) {
+  auto p = load_profile("{" + kHead + R"(, "launchers": [
+      {"label": "toy.serve", "module": "toy.serve", "grammar": "server", "source": "s"},
+      {"label": "toyctl up", "program": "toyctl", "subcommand": ["up"], "images": ["toy/toy-server"],
+       "grammar": "server", "source": "s"}]})",
+                        "toy.json");
+  ASSERT_TRUE(p.ok()) << p.error().describe();
+  const std::string script =
+      "docker run --gpus all -it -p 8000:8000 --name=t -e A=1 --rm toy/toy-server:v1.2 --x 1\n"
+      "podman container run -dp8000:8000 ghcr.io/toy/toy-server@sha256:ab --y\n"
+      "docker run -v /a:/b localhost:5000/toy/toy-server\n"
+      "docker run --entrypoint=python3 toy/toy-server:v1 -m toy.serve --z\n"
+      "docker run other/image --x 2\n"
+      "docker run -e toy/toy-server --w\n"  // -e takes the repository as its value: no image follows
+      "docker ps toy/toy-server --v\n";
+  auto found = find_launch_commands(script, "run.sh", InputFormat::shell, (*p)->launchers);
+  ASSERT_TRUE(found.ok()) << found.error().describe();
+  ASSERT_EQ(found->size(), 4u);
+  EXPECT_EQ((*found)[0].launcher, "docker run toy/toy-server:v1.2");
+  EXPECT_EQ((*found)[0].args, (std::vector<std::string>{"--x", "1"}));
+  EXPECT_EQ((*found)[1].launcher, "podman run ghcr.io/toy/toy-server@sha256:ab");
+  EXPECT_EQ((*found)[1].args, std::vector<std::string>{"--y"});
+  EXPECT_EQ((*found)[2].line, 3);
+  EXPECT_TRUE((*found)[2].args.empty());
+  EXPECT_EQ((*found)[3].launcher, "python3 -m toy.serve");
+  EXPECT_EQ((*found)[3].args, std::vector<std::string>{"--z"});
+
+  for (const char* bad : {"Toy/Server", "toy/server:v1", "toy/server@sha256:a", "/toy", ""}) {
+    auto q = load_profile("{" + kHead + R"(, "launchers": [{"label": "toyctl", "program": "toyctl", "images": [")" +
+                              std::string(bad) + R"("], "grammar": "server", "source": "s"}]})",
+                          "toy.json");
+    ASSERT_FALSE(q.ok()) << bad;
+    EXPECT_EQ(q.error().where, "toy.json#/launchers/0/images/0") << q.error().describe();
+  }
+}
+
 // A made-up engine (tests/fixtures/engines/toy: its own launchers, flags, backends, vocabulary and
 // speculative defaults) is selected and checked by the same code as the built-in engines.
 class SyntheticEngine : public ::testing::Test {

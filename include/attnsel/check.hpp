@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -61,6 +62,11 @@ struct CheckOptions {
   // The engine release the command runs: picks the launch grammar (and, for handed-off engines,
   // the matrix generation). Unset: the newest.
   std::optional<std::string> release;
+  // The engine `release` is a release of; empty: every command's. A command of another engine
+  // runs the release `releases` names for its engine (a file with images of two engines), else the
+  // newest.
+  std::string release_engine;
+  std::map<std::string, std::string> releases;
   // Reads the files a command names (`--config FILE`, a backend config file); unset: such files
   // are noted as not read. A reader refuses a file (ErrorCode::invalid_argument) to keep a
   // scanned script from naming files outside the checked tree.

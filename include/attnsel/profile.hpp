@@ -27,6 +27,9 @@ struct Launcher {
   std::vector<std::string> subcommand;  // the words after the program that select this launcher
   std::string grammar;                  // which of the engine's grammars parses the arguments
   bool positional_model = false;        // a first word that is not a flag names the model
+  // Container images whose entrypoint is this launcher ("vllm/vllm-openai"): `docker run IMAGE ARGS`
+  // and a container of the image given only args run it with ARGS. Repositories without registry or tag.
+  std::vector<std::string> images;
   std::string source;
 };
 

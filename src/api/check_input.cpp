@@ -122,6 +122,19 @@ Result<CheckReport> check_input(const std::shared_ptr<const Matrix>& matrix, con
     }
   }
   CheckOptions options = run.options;
+  if (!run.release && run.release_from_input) {
+    // Commands of another engine (a vLLM image beside an SGLang one) run the release the text
+    // names for their own engine, never this one's.
+    options.release_engine = engine;
+    for (const ContextHint& h : report.context.releases) {
+      if (h.engine == engine || h.engine.empty() || options.releases.count(h.engine) || !parse_release(h.value)) continue;
+      options.releases[h.engine] = to_string(*parse_release(h.value));
+      report.remarks.push_back(remark(Severity::info, "check.release-from-file",
+                                      fmt::format("{} release {} from {}", h.engine, options.releases[h.engine],
+                                                  hint_where(report.file, h)),
+                                      h.source));
+    }
+  }
   if (release) {
     const std::string key = to_string(*release);
     auto m = builtin_matrix(engine, *release);

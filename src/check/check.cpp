@@ -103,14 +103,16 @@ class Preparation {
   const std::vector<std::string>& passed_over() const { return passed_over_; }
 
  private:
-  void add(std::string rule, Severity severity, std::string message, std::string source, const Value* where) {
+  // `stops`: the engine exits on it (an error that is not only a lost intent), so nothing is planned.
+  void add(std::string rule, Severity severity, std::string message, std::string source, const Value* where,
+           bool stops = true) {
     CheckDiagnostic d;
     d.diagnostic.rule = std::move(rule);
     d.diagnostic.severity = severity;
     d.diagnostic.message = std::move(message);
     d.diagnostic.source = std::move(source);
     place(d, where, cmd_.line);
-    if (severity == Severity::error) plannable_ = false;  // SGLang would exit before selecting
+    if (severity == Severity::error && stops) plannable_ = false;  // the engine would exit before selecting
     findings_.push_back(std::move(d));
   }
 
@@ -265,12 +267,13 @@ class Preparation {
         const bool flag_given = !b.field.empty() && args_.value(b.field) != nullptr;
         const bool ignored = at_or_after(b.ignored_since);
         if (ignored) {
-          // The file sets something the engine no longer reads: what it chose does not happen.
-          add("check.env-ignored", b.field.empty() ? Severity::warning : Severity::error,
+          // The file sets something the engine no longer reads: what it chose does not happen (an
+          // error unless a flag decides it anyway), but the engine starts and runs its own choice.
+          add("check.env-ignored", b.field.empty() || flag_given ? Severity::warning : Severity::error,
               fmt::format("{} is ignored: {} {} and later no longer read it{}{}", setting, profile_.title, b.ignored_since,
                           flag_given || b.field.empty() ? "" : fmt::format(", so {} runs its own choice", profile_.title),
                           instead),
-              b.source, &where);
+              b.source, &where, /*stops=*/false);
           continue;
         }
         if (!release && !b.ignored_since.empty()) {
@@ -1018,9 +1021,9 @@ PreparedRequest prepare_request(const std::shared_ptr<const Matrix>& matrix, con
 
 std::vector<CommandCheck> check_command(const std::shared_ptr<const Matrix>& llm_matrix, const Catalog& catalog,
                                         const LaunchCommand& command, const std::vector<CheckTarget>& targets,
-                                        const CheckOptions& options) {
+                                        const CheckOptions& given) {
   // The profile of the command's engine (bare flags: the matrix's engine).
-  std::shared_ptr<const EngineProfile> profile = options.profile;
+  std::shared_ptr<const EngineProfile> profile = given.profile;
   if (!profile || (!command.engine.empty() && command.engine != profile->engine)) {
     auto p = builtin_profile(command.engine.empty() ? llm_matrix->info().engine : command.engine);
     if (p) profile = *p;
@@ -1031,6 +1034,14 @@ std::vector<CommandCheck> check_command(const std::shared_ptr<const Matrix>& llm
     auto p = builtin_profile(engine);
     if (p) profile = *p;
   }
+  // The release of this command's engine: a release given for another engine does not apply.
+  std::optional<CheckOptions> own;
+  if (!given.release_engine.empty() && engine != given.release_engine) {
+    own = given;
+    const auto it = given.releases.find(engine);
+    own->release = it != given.releases.end() ? std::optional<std::string>(it->second) : std::nullopt;
+  }
+  const CheckOptions& options = own ? *own : given;
   if (engine != llm_matrix->info().engine) {
     matrix = options.diffusion_matrix && options.diffusion_matrix->info().engine == engine ? options.diffusion_matrix : nullptr;
     if (!matrix) {

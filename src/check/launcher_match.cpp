@@ -21,6 +21,23 @@ bool is_shell(std::string_view base) {
   return std::find(std::begin(kShells), std::end(kShells), base) != std::end(kShells);
 }
 
+constexpr std::string_view kContainerRuntimes[] = {"docker", "podman", "nerdctl"};
+
+bool is_container_runtime(std::string_view base) {
+  return std::find(std::begin(kContainerRuntimes), std::end(kContainerRuntimes), base) !=
+         std::end(kContainerRuntimes);
+}
+
+// `docker run` options that take no value (docker and podman run references); every other option
+// written without "=" takes the next word.
+constexpr std::string_view kRunSwitches[] = {
+    "--detach", "--interactive", "--tty", "--rm", "--privileged", "--init", "--publish-all", "--read-only",
+    "--quiet", "--no-healthcheck", "--oom-kill-disable", "--disable-content-trust", "--sig-proxy", "--help",
+    "--replace", "--rmi", "--no-hosts", "--http-proxy", "--env-host", "--systemd", "--read-only-tmpfs"};
+
+// Short options that take a value: -a -c -e -h -l -m -p -u -v -w (and podman's -n? none).
+bool short_takes_value(char c) { return std::string_view("acehlmpuvw").find(c) != std::string_view::npos; }
+
 }  // namespace
 
 // The launcher of an engine profile that argv[k] starts, if any.
@@ -67,7 +84,7 @@ std::optional<LauncherMatch> match_launcher(const std::vector<ArgWord>& argv, st
 bool may_start_launcher(std::string_view word, bool module_flag_follows, const std::vector<Launcher>& launchers) {
   const std::string_view base = basename(word);
   if (module_flag_follows && (starts_with(word, "$") || is_python(base))) return true;
-  if (is_shell(base)) return true;
+  if (is_shell(base) || is_container_runtime(base)) return true;
   return std::any_of(launchers.begin(), launchers.end(),
                      [&](const Launcher& l) { return !l.program.empty() && base == l.program; });
 }
@@ -76,6 +93,7 @@ LauncherStarts::LauncherStarts(const std::vector<Launcher>& launchers) : launche
   for (const Launcher& l : launchers)
     if (!l.program.empty()) initial_[static_cast<unsigned char>(l.program.front())] = true;
   for (std::string_view shell : kShells) initial_[static_cast<unsigned char>(shell.front())] = true;
+  for (std::string_view runtime : kContainerRuntimes) initial_[static_cast<unsigned char>(runtime.front())] = true;
 }
 
 bool LauncherStarts::may_start(std::string_view word, bool module_flag_follows) const {
@@ -84,6 +102,65 @@ bool LauncherStarts::may_start(std::string_view word, bool module_flag_follows) 
     return may_start_launcher(word, module_flag_follows, *launchers_);
   // No program or shell starts with this byte: only an interpreter before a -m word can start one.
   return module_flag_follows && (starts_with(word, "$") || is_python(base));
+}
+
+const Launcher* launcher_of_image(std::string_view reference, const std::vector<Launcher>& launchers) {
+  std::string_view repo = reference.substr(0, reference.find('@'));
+  const std::size_t slash = repo.rfind('/');
+  const std::size_t colon = repo.rfind(':');
+  if (colon != npos && (slash == npos || colon > slash)) repo = repo.substr(0, colon);
+  const std::size_t first = repo.find('/');
+  if (first != npos) {  // a registry host: "ghcr.io/", "localhost:5000/", "localhost/"
+    const std::string_view host = repo.substr(0, first);
+    if (host.find_first_of(".:") != npos || host == "localhost") repo.remove_prefix(first + 1);
+  }
+  if (starts_with(repo, "library/")) repo.remove_prefix(8);
+  for (const Launcher& l : launchers)
+    for (const std::string& image : l.images)
+      if (repo == image) return &l;
+  return nullptr;
+}
+
+std::optional<ContainerRun> match_container_run(const std::vector<ArgWord>& argv, std::size_t k) {
+  if (!is_container_runtime(basename(argv[k].text))) return std::nullopt;
+  std::size_t j = k + 1;
+  if (j < argv.size() && argv[j].text == "container") ++j;
+  if (j >= argv.size() || argv[j].text != "run") return std::nullopt;
+  ContainerRun run;
+  for (++j; j < argv.size(); ++j) {
+    const std::string& t = argv[j].text;
+    if (t == "--") {
+      if (j + 1 >= argv.size()) return std::nullopt;
+      run.image = j + 1;
+      return run;
+    }
+    if (!starts_with(t, "-") || t == "-") {
+      run.image = j;
+      return run;
+    }
+    if (starts_with(t, "--")) {
+      const std::size_t eq = t.find('=');
+      const std::string_view name = std::string_view(t).substr(0, eq);
+      if (name == "--entrypoint") {
+        if (eq != npos) {
+          run.entrypoint = argv[j];
+          run.entrypoint->text = t.substr(eq + 1);
+        } else if (j + 1 < argv.size()) {
+          run.entrypoint = argv[j + 1];
+        }
+      }
+      if (eq == npos && std::find(std::begin(kRunSwitches), std::end(kRunSwitches), name) == std::end(kRunSwitches))
+        ++j;  // the value
+      continue;
+    }
+    // Short options, grouped (-it, -dit) or with a value attached (-p8000:8000) or following (-p 8000:8000).
+    for (std::size_t c = 1; c < t.size(); ++c) {
+      if (!short_takes_value(t[c])) continue;
+      if (c + 1 == t.size()) ++j;  // the value is the next word
+      break;
+    }
+  }
+  return std::nullopt;
 }
 
 std::optional<std::size_t> match_shell_script(const std::vector<ArgWord>& argv, std::size_t k) {

@@ -42,4 +42,15 @@ class LauncherStarts {
 // `bash -c SCRIPT`, `sh -lc SCRIPT`, `bash -o pipefail -c SCRIPT`: the index of SCRIPT.
 std::optional<std::size_t> match_shell_script(const std::vector<ArgWord>& argv, std::size_t k);
 
+// The launcher whose container image `reference` runs ("docker.io/vllm/vllm-openai:v0.11.0" ->
+// vllm serve): the registry host, the tag and the digest are set aside. Null when none.
+const Launcher* launcher_of_image(std::string_view reference, const std::vector<Launcher>& launchers);
+
+// `docker run [OPTIONS] IMAGE [ARG...]` (podman, nerdctl; `container run` too) at argv[k].
+struct ContainerRun {
+  std::size_t image = 0;                // the index of IMAGE
+  std::optional<ArgWord> entrypoint;    // --entrypoint PROGRAM: it runs with the words after IMAGE
+};
+std::optional<ContainerRun> match_container_run(const std::vector<ArgWord>& argv, std::size_t k);
+
 }  // namespace attnsel::launch_detail

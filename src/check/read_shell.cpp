@@ -373,7 +373,23 @@ void extract(const std::vector<ArgWord>& argv, const Context& ctx, int depth, Si
     return;
   }
   for (std::size_t k = first; k < argv.size(); ++k) {
-    if (auto launcher = match_launcher(argv, k, *sink.launchers)) {
+    std::optional<LauncherMatch> launcher = match_launcher(argv, k, *sink.launchers);
+    if (!launcher) {
+      // `docker run IMAGE ARGS` of an image whose entrypoint is a launcher: ARGS are its arguments.
+      // With --entrypoint, or another image, the words after IMAGE are scanned as a command.
+      const std::optional<ContainerRun> run = match_container_run(argv, k);
+      if (run && run->entrypoint && !run->entrypoint->text.empty()) {
+        // `--entrypoint PROGRAM IMAGE ARGS` runs PROGRAM ARGS.
+        std::vector<ArgWord> inner{*run->entrypoint};
+        inner.insert(inner.end(), argv.begin() + static_cast<std::ptrdiff_t>(run->image) + 1, argv.end());
+        if (depth < kMaxNesting) extract(inner, ctx, depth + 1, sink);
+        return;
+      }
+      const Launcher* entry = run ? launcher_of_image(argv[run->image].text, *sink.launchers) : nullptr;
+      if (entry)
+        launcher = LauncherMatch{entry, std::string(basename(argv[k].text)) + " run " + argv[run->image].text, run->image + 1};
+    }
+    if (launcher) {
       LaunchCommand cmd;
       cmd.file = sink.file;
       cmd.line = argv.front().line;

@@ -1,6 +1,7 @@
 // docker compose and Kubernetes YAML: container commands and args, scripts kept in strings.
 #include "check/launch_internal.hpp"
 #include "check/shell_lexer.hpp"
+#include "check/launcher_match.hpp"
 #include "core/yaml_load.hpp"
 
 #if defined(ATTNSEL_WITH_YAML) && ATTNSEL_WITH_YAML
@@ -166,7 +167,11 @@ class YamlScanner {
       const bool has_program = !argv.empty();
       argv.insert(argv.end(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
       const std::size_t before = sink_.found.size();
-      if (!argv.empty()) extract(resolve_defaults(argv), context(), 0, sink_);
+      if (!has_program && !argv.empty() && entrypoint_args(argv, node)) {
+        // the image's entrypoint is a launcher: compose `command` / Kubernetes `args` are its arguments
+      } else if (!argv.empty()) {
+        extract(resolve_defaults(argv), context(), 0, sink_);
+      }
       if (!has_program && sink_.found.size() == before) flag_list(node[args_key], node);
       for (const auto& kv : node) {
         if (kv.first.IsScalar() && (kv.first.Scalar() == program_key || kv.first.Scalar() == args_key)) continue;
@@ -180,6 +185,34 @@ class YamlScanner {
       scan_script(ArgWord{node.Scalar(), line_of(node), pos_of(node)}, context(), 1, OnLexError::ignore,
                   sink_);
     }
+  }
+
+  // A container without its own program (compose `entrypoint`, Kubernetes `command`) whose image's
+  // entrypoint is a launcher (vllm/vllm-openai runs `vllm serve`): `args` are that launcher's. True
+  // when read.
+  bool entrypoint_args(const std::vector<ArgWord>& args, const YAML::Node& owner) {
+    const YAML::Node image = owner["image"];
+    if (!image.IsDefined() || !image.IsScalar()) return false;
+    const Launcher* launcher = launcher_of_image(image.Scalar(), *sink_.launchers);
+    if (!launcher) return false;
+    const std::vector<ArgWord> argv = resolve_defaults(args);
+    LaunchCommand cmd;
+    cmd.file = sink_.file;
+    cmd.line = argv.empty() ? line_of(owner) : argv.front().line;
+    cmd.launcher = image.Scalar();
+    cmd.engine = launcher->engine;
+    cmd.grammar = launcher->grammar;
+    cmd.positional_model = launcher->positional_model;
+    bool shaped = false;
+    for (const ArgWord& w : argv) {
+      cmd.args.push_back(w.text);
+      cmd.arg_lines.push_back(w.line);
+      cmd.arg_shapes.push_back(w.shape);
+      shaped = shaped || w.shape != WordShape::literal || w.text.find_first_of("$`") != npos;
+    }
+    if (!shaped) cmd.arg_shapes.clear();
+    sink_.found.push_back(std::move(cmd));
+    return true;
   }
 
   static bool is_flag_list_key(const std::string& key) {

@@ -240,7 +240,8 @@ template <class A> void io(A& a, Catalog& c) { ImageCodec::catalog(a, c); }
 
 template <class A>
 void io(A& a, Launcher& l) {
-  fields(a, l.engine, l.label, l.module, l.program, l.subcommand, l.grammar, l.positional_model, l.source);
+  fields(a, l.engine, l.label, l.module, l.program, l.subcommand, l.grammar, l.positional_model, l.images,
+         l.source);
 }
 template <class A> void io(A& a, GrammarFlag::KeyField& k) { fields(a, k.key, k.field); }
 template <class A>
@@ -307,7 +308,7 @@ ATTNSEL_IMAGE_FIELDS(GpuArch, 136);
 ATTNSEL_IMAGE_FIELDS(GpuModel, 64);
 ATTNSEL_IMAGE_FIELDS(ModelFamily, 152);
 ATTNSEL_IMAGE_FIELDS(Catalog, 112);
-ATTNSEL_IMAGE_FIELDS(Launcher, 224);
+ATTNSEL_IMAGE_FIELDS(Launcher, 248);
 ATTNSEL_IMAGE_FIELDS(GrammarFlag::KeyField, 64);
 ATTNSEL_IMAGE_FIELDS(GrammarFlag, 328);
 ATTNSEL_IMAGE_FIELDS(Grammar, 256);

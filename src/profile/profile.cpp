@@ -35,8 +35,18 @@ Launcher read_launcher(const json& j, const std::string& pointer, const std::str
   if (r.has("subcommand")) l.subcommand = r.strings("subcommand");
   l.grammar = r.string("grammar");
   l.positional_model = r.boolean("positional_model", false);
+  if (r.has("images")) l.images = r.strings("images");
   l.source = r.string("source");
   r.finish();
+  for (std::size_t i = 0; i < l.images.size(); ++i) {
+    const std::string& image = l.images[i];
+    const bool plain = !image.empty() && image.find_first_of(":@ \t") == std::string::npos && image.front() != '/' &&
+                       image.back() != '/' &&
+                       std::none_of(image.begin(), image.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+    if (!plain)
+      detail::fail(fmt::format("{}/images/{}", pointer, i),
+                   fmt::format("'{}' is not an image repository: lowercase, without a tag (:) or digest (@)", image));
+  }
   if (l.module.empty() == l.program.empty())
     detail::fail(pointer, "a launcher names either a python \"module\" or a \"program\", not both or neither");
   if (!l.module.empty() && !l.subcommand.empty())

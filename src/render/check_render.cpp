@@ -252,7 +252,11 @@ std::string text_block(const CommandCheck* begin, const CommandCheck* end, const
     for (const auto* list : {&c.errors, &c.warnings, &c.notes})
       for (const auto& d : *list)
         if (shown(d)) out += line_of(cmd, d, "    ");
-    if (v == Verdict::error) {
+    if (v == Verdict::error && c.selection && c.selection->ok()) {
+      // An error the engine starts with anyway (a setting it ignores): what it runs instead.
+      out += fmt::format("    {}  {}\n", st.bold("runs "), one_line(plan_text(*c.selection)));
+      out += fmt::format("    {}\n", st.red(engine_title(c) + " starts, but not as the file asks (see above)"));
+    } else if (v == Verdict::error) {
       out += fmt::format("    {}\n", st.red(engine_title(c) + " would not start as written"));
     } else if (quiet) {
       continue;  // a warning that fails under --strict: the plan is not what is asked for

@@ -336,12 +336,31 @@ int run_check(const CheckArgs& a, bool after_separator) {
   // library's check_input sets it: the release whose built-in matrix matrix_for returned.
   std::optional<std::string> judged_release;
   std::set<std::string> unknown_releases;  // no matrix: judged against the newest, for no release
+  // Commands of the file's other engines (a vLLM image beside an SGLang one) run the release the
+  // file names for their own engine, never the matrix engine's (CheckOptions::release_engine).
+  std::string release_engine;
+  std::map<std::string, std::string> other_releases;
   auto matrix_for = [&](const ScannedFile* f) -> std::shared_ptr<const Matrix> {
     judged_release.reset();
+    release_engine.clear();
+    other_releases.clear();
     std::optional<ReleaseVersion> r = release;
     const ContextHint* from = nullptr;
     const std::string default_engine = default_matrix ? engine : std::string();
     const char* env_matrix = std::getenv("ATTNSEL_MATRIX");  // set but empty: not set, as load_matrix_or_fail reads it
+    if (!r && f && !a.matrix && !(env_matrix && *env_matrix)) {
+      release_engine = default_engine.empty() ? (*builtin_matrix())->info().engine : default_engine;
+      for (const ContextHint& h : f->scan.context.releases) {
+        if (h.engine == release_engine || h.engine.empty() || other_releases.count(h.engine)) continue;
+        const std::optional<ReleaseVersion> parsed = parse_release(h.value);
+        if (!parsed) continue;
+        other_releases[h.engine] = to_string(*parsed);
+        if (a.format == "text" && !a.json && !a.quiet)
+          std::cerr << "attnsel: " << h.engine << " release "
+                    << encode_value(to_string(*parsed) + " from " + hint_where(f->name, h), OutputChannel::terminal)
+                    << "\n";
+      }
+    }
     if (!r && f && !a.matrix && !(env_matrix && *env_matrix)) {
       for (const ContextHint& h : f->scan.context.releases) {
         if (!default_engine.empty() && h.engine != default_engine) continue;
@@ -409,6 +428,8 @@ int run_check(const CheckArgs& a, bool after_separator) {
                        const std::string& gpus, const FileContext* context, std::string_view text) {
     const std::vector<CheckTarget>& targets = targets_for(gpus);
     options.release = judged_release;
+    options.release_engine = release_engine;
+    options.releases = other_releases;
     const FileLines lines(text);  // once per file, not per command
     for (const LaunchCommand& cmd : commands) {
       if (!std::cout) return;  // stdout failed (a full disk, a closed pipe): nothing more can be told
