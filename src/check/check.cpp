@@ -935,7 +935,7 @@ Verdict CommandCheck::verdict() const {
 
 bool CommandCheck::judged() const {
   for (const CheckDiagnostic* d : all())
-    if (d->diagnostic.rule == "select.not-judged") return false;
+    if (d->diagnostic.rule == "select.not-judged" || d->diagnostic.rule == "check.not-modelled") return false;
   return true;
 }
 
@@ -1061,7 +1061,8 @@ std::vector<CommandCheck> check_command(const std::shared_ptr<const Matrix>& llm
       c.target = target;
       CheckDiagnostic d;
       d.diagnostic.rule = "check.not-modelled";
-      d.diagnostic.severity = Severity::info;
+      // Never a silent pass: a command nothing judged is a warning (an error under --strict).
+      d.diagnostic.severity = options.strict ? Severity::error : Severity::warning;
       d.diagnostic.message = fmt::format("not checked: attnsel has no {} for engine {}",
                                          !profile ? "profile" : !matrix ? "matrix" : "launch grammar", engine);
       d.line = command.line;
