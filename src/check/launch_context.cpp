@@ -315,39 +315,29 @@ FileContext launch_detail::find_file_context(std::string_view text, const std::v
       if (!v.empty()) add_gpu(v, "SkyPilot resources accelerators");
     }
     // Releases: an image ".../ENGINE:TAG", a pinned package "ENGINE==X.Y.Z" / "ENGINE[all]==X.Y.Z".
-    for (const std::string& e : engines) {
-      const std::string repo = "/" + e + ":";
-      for (std::size_t at = line.find(repo); at != npos; at = line.find(repo, at + 1)) {
+    // `ref` ends with ':' and is where the image reference holds it ("/sglang:", "vllm/vllm-openai:");
+    // the hint quotes the whole reference, registry included.
+    auto image_tags = [&](const std::string& ref, const std::string& engine, bool whole_repository) {
+      for (std::size_t at = line.find(ref); at != npos; at = line.find(ref, at + 1)) {
+        if (whole_repository && at > 0 && line[at - 1] != '/' && (word_char(line[at - 1]) || line[at - 1] == '.'))
+          continue;  // "myvllm/vllm-openai:" is another repository
         std::size_t b = at;
         while (b > 0 && !std::isspace(static_cast<unsigned char>(line[b - 1])) && line[b - 1] != '"' &&
                line[b - 1] != '\'' && line[b - 1] != '=')
           --b;
-        std::size_t end = at + repo.size();
+        std::size_t end = at + ref.size();
         while (end < line.size() && (word_char(line[end]) || line[end] == '.')) ++end;
-        const std::string_view tag = line.substr(at + repo.size(), end - at - repo.size());
-        const std::string release = release_of(tag);
+        const std::string release = release_of(line.substr(at + ref.size(), end - at - ref.size()));
         if (!release.empty())
-          add_hint(ctx.releases, ContextHint{release, "image tag", std::string(line.substr(b, end - b)), e, n});
+          add_hint(ctx.releases, ContextHint{release, "image tag", std::string(line.substr(b, end - b)), engine, n});
       }
+    };
+    for (const std::string& e : engines) {
+      image_tags("/" + e + ":", e, false);
       // An image whose entrypoint is one of the engine's launchers: "vllm/vllm-openai:v0.11.0".
-      for (const Launcher& l : launchers) {
-        if (l.engine != e) continue;
-        for (const std::string& image : l.images) {
-          const std::string ref = image + ":";
-          for (std::size_t at = line.find(ref); at != npos; at = line.find(ref, at + 1)) {
-            if (at > 0 && line[at - 1] != '/' && (word_char(line[at - 1]) || line[at - 1] == '.')) continue;
-            std::size_t b = at;
-            while (b > 0 && !std::isspace(static_cast<unsigned char>(line[b - 1])) && line[b - 1] != '"' &&
-                   line[b - 1] != '\'' && line[b - 1] != '=')
-              --b;
-            std::size_t end = at + ref.size();
-            while (end < line.size() && (word_char(line[end]) || line[end] == '.')) ++end;
-            const std::string release = release_of(line.substr(at + ref.size(), end - at - ref.size()));
-            if (!release.empty())
-              add_hint(ctx.releases, ContextHint{release, "image tag", std::string(line.substr(b, end - b)), e, n});
-          }
-        }
-      }
+      for (const Launcher& l : launchers)
+        if (l.engine == e)
+          for (const std::string& image : l.images) image_tags(image + ":", e, true);
       // Helm values: `repository: org/ENGINE` with `tag: vX.Y.Z` beside it in the same map.
       if (starts_with(t, "repository:")) {
         std::string_view repo_value = trim(t.substr(11));

@@ -228,6 +228,10 @@ void scan_script(const ArgWord& script, const Context& ctx, int depth, OnLexErro
 void scan_shell(const Source& src, int depth, OnLexError on_error, Sink& sink, const Environment* env = nullptr);
 // ${X:-default} / ${X-default} words resolved to their defaults (shape value), as compose does.
 std::vector<ArgWord> resolve_defaults(const std::vector<ArgWord>& argv);
+// The launch command of `launcher`, named `name` as written, found in the sink's file at `line`,
+// whose arguments are argv[begin...] (their lines, and their shapes when one is not literal).
+LaunchCommand launch_command(const Sink& sink, const Launcher& launcher, std::string name, int line,
+                             const std::vector<ArgWord>& argv, std::size_t begin = 0);
 
 // read_dockerfile.cpp
 void scan_dockerfile(std::string_view text, int first_line, Sink& sink);

@@ -346,6 +346,27 @@ std::vector<ArgWord> resolve_defaults(const std::vector<ArgWord>& argv) {
   return Expander(kNone).expand_all(argv);
 }
 
+LaunchCommand launch_command(const Sink& sink, const Launcher& launcher, std::string name, int line,
+                             const std::vector<ArgWord>& argv, std::size_t begin) {
+  LaunchCommand cmd;
+  cmd.file = sink.file;
+  cmd.line = line;
+  cmd.launcher = std::move(name);
+  cmd.engine = launcher.engine;
+  cmd.grammar = launcher.grammar;
+  cmd.positional_model = launcher.positional_model;
+  bool shaped = false;
+  for (std::size_t j = begin; j < argv.size(); ++j) {
+    cmd.args.push_back(argv[j].text);
+    cmd.arg_lines.push_back(argv[j].line);
+    cmd.arg_shapes.push_back(argv[j].shape);
+    // A literal $ (single quotes, an exec form) is kept as such: the engine receives it.
+    shaped = shaped || argv[j].shape != WordShape::literal || argv[j].text.find_first_of("$`") != npos;
+  }
+  if (!shaped) cmd.arg_shapes.clear();
+  return cmd;
+}
+
 bool is_assignment(std::string_view w) {
   if (w.empty() || !(is_alpha(w[0]) || w[0] == '_')) return false;
   for (std::size_t i = 1; i < w.size(); ++i) {
@@ -390,23 +411,8 @@ void extract(const std::vector<ArgWord>& argv, const Context& ctx, int depth, Si
         launcher = LauncherMatch{entry, std::string(basename(argv[k].text)) + " run " + argv[run->image].text, run->image + 1};
     }
     if (launcher) {
-      LaunchCommand cmd;
-      cmd.file = sink.file;
-      cmd.line = argv.front().line;
-      cmd.launcher = std::move(launcher->name);
-      cmd.engine = launcher->launcher->engine;
-      cmd.grammar = launcher->launcher->grammar;
-      cmd.positional_model = launcher->launcher->positional_model;
-      bool shaped = false;
-      for (std::size_t j = launcher->args_begin; j < argv.size(); ++j) {
-        cmd.args.push_back(argv[j].text);
-        cmd.arg_lines.push_back(argv[j].line);
-        cmd.arg_shapes.push_back(argv[j].shape);
-        // A literal $ (single quotes, an exec form) is kept as such: the engine receives it.
-        shaped = shaped || argv[j].shape != WordShape::literal || argv[j].text.find_first_of("$`") != npos;
-      }
-      if (!shaped) cmd.arg_shapes.clear();
-      sink.found.push_back(std::move(cmd));
+      sink.found.push_back(launch_command(sink, *launcher->launcher, std::move(launcher->name), argv.front().line,
+                                          argv, launcher->args_begin));
       return;
     }
     if (auto script = match_shell_script(argv, k)) {

@@ -196,22 +196,8 @@ class YamlScanner {
     const Launcher* launcher = launcher_of_image(image.Scalar(), *sink_.launchers);
     if (!launcher) return false;
     const std::vector<ArgWord> argv = resolve_defaults(args);
-    LaunchCommand cmd;
-    cmd.file = sink_.file;
-    cmd.line = argv.empty() ? line_of(owner) : argv.front().line;
-    cmd.launcher = image.Scalar();
-    cmd.engine = launcher->engine;
-    cmd.grammar = launcher->grammar;
-    cmd.positional_model = launcher->positional_model;
-    bool shaped = false;
-    for (const ArgWord& w : argv) {
-      cmd.args.push_back(w.text);
-      cmd.arg_lines.push_back(w.line);
-      cmd.arg_shapes.push_back(w.shape);
-      shaped = shaped || w.shape != WordShape::literal || w.text.find_first_of("$`") != npos;
-    }
-    if (!shaped) cmd.arg_shapes.clear();
-    sink_.found.push_back(std::move(cmd));
+    sink_.found.push_back(
+        launch_command(sink_, *launcher, image.Scalar(), argv.empty() ? line_of(owner) : argv.front().line, argv));
     return true;
   }
 
@@ -235,21 +221,9 @@ class YamlScanner {
     const Launcher* engine = image.IsDefined() ? engine_of_text(named + "\n")
                                                : engine_of_text(std::string_view(file_.text).substr(doc_pos_));
     if (!engine) return false;
-    std::vector<ArgWord> argv = resolve_defaults(words_of(node));
-    LaunchCommand cmd;
-    cmd.file = sink_.file;
-    cmd.line = argv.empty() ? line_of(node) : argv.front().line;
-    cmd.launcher = "flags";
-    cmd.engine = engine->engine;
-    cmd.grammar = engine->grammar;
-    bool shaped = false;
-    for (const ArgWord& w : argv) {
-      cmd.args.push_back(w.text);
-      cmd.arg_lines.push_back(w.line);
-      cmd.arg_shapes.push_back(w.shape);
-      shaped = shaped || w.shape != WordShape::literal || w.text.find_first_of("$`") != npos;  // a literal $ stays one
-    }
-    if (!shaped) cmd.arg_shapes.clear();
+    const std::vector<ArgWord> argv = resolve_defaults(words_of(node));
+    LaunchCommand cmd = launch_command(sink_, *engine, "flags", argv.empty() ? line_of(node) : argv.front().line, argv);
+    cmd.positional_model = false;  // bare flags: no launcher word, so no positional model
     sink_.found.push_back(std::move(cmd));
     return true;
   }
