@@ -558,6 +558,44 @@ TEST(CheckEnvModels, TheRuleMessageNamesTheVariableAndTheValue) {
   EXPECT_TRUE(contains(d->diagnostic.source, "attention_backend.md"));
 }
 
+// A file naming releases of two engines (an SGLang image tag, a vLLM image tag) judges each engine's
+// commands with its own release: the vLLM command is not left unjudged for want of a vLLM 0.5.4.
+TEST(CheckRelease, EachEngineRunsTheReleaseTheFileNamesForIt) {
+  const std::vector<ContextHint> hints = {
+      {"0.5.4", "image tag", "lmsysorg/sglang:v0.5.4", "sglang", 1},
+      {"v0.13", "image tag", "vllm/vllm-openai:v0.13", "vllm", 2},
+      {"0.14.0", "pinned install", "vllm==0.14.0", "vllm", 3},  // the first vLLM release wins
+      {"H100", "node label", "H100", "", 4}};
+  const std::vector<ContextHint> others = releases_of_other_engines(hints, "sglang");
+  ASSERT_EQ(others.size(), 1u);
+  EXPECT_EQ(others[0].engine, "vllm");
+  EXPECT_EQ(others[0].value, "0.13.0");
+  EXPECT_EQ(others[0].line, 2);
+
+  auto m = builtin_matrix("sglang", std::nullopt);
+  ASSERT_TRUE(m.ok());
+  CheckInput input;
+  input.text = "docker run vllm/vllm-openai:v0.13.0 --model Qwen/Qwen3-8B\n"
+               "docker run lmsysorg/sglang:v0.5.4 python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B\n";
+  input.file_name = "run.sh";
+  CheckRun run;
+  run.gpus = "sm90";
+  run.release_from_input = true;
+  auto report = check_input(*m, catalog(), input, run);
+  ASSERT_TRUE(report.ok()) << report.error().describe();
+  ASSERT_EQ(report->checks.size(), 2u);
+  EXPECT_EQ(report->release, "0.5.4");
+  for (const CommandCheck& c : report->checks) {
+    EXPECT_TRUE(c.judged()) << c.command.launcher;
+    EXPECT_EQ(find(c, "check.not-modelled"), nullptr) << c.command.launcher;
+  }
+  EXPECT_EQ(report->checks[0].command.engine, "vllm");
+  EXPECT_TRUE(report->checks[0].selection && report->checks[0].selection->ok());
+  EXPECT_TRUE(std::any_of(report->remarks.begin(), report->remarks.end(), [](const auto& r) {
+    return contains(r.message, "vllm release 0.13.0 from run.sh:1");
+  }));
+}
+
 TEST(CheckEnvModels, UnknownModelWarningSaysHowToGiveTheConfig) {
   const CommandCheck c = check_one({"--model-path", "my-org/private-model", "--attention-backend", "fa3"}, "sm90");
   const CheckDiagnostic* d = find(c, "check.model-assumed");

@@ -133,6 +133,12 @@ struct CommandCheck {
 };
 
 // Judges one command for every target, in target order.
+// The releases a file names for engines other than `engine` (the one the file is judged for): the
+// first hint per engine that holds a release, its `value` the release ("0.13.0"). They fill
+// CheckOptions::releases, with release_engine = engine.
+ATTNSEL_API std::vector<ContextHint> releases_of_other_engines(const std::vector<ContextHint>& hints,
+                                                                const std::string& engine);
+
 ATTNSEL_API std::vector<CommandCheck> check_command(const std::shared_ptr<const Matrix>& matrix, const Catalog& catalog,
                                                     const LaunchCommand& command,
                                                     const std::vector<CheckTarget>& targets,

@@ -126,12 +126,10 @@ Result<CheckReport> check_input(const std::shared_ptr<const Matrix>& matrix, con
     // Commands of another engine (a vLLM image beside an SGLang one) run the release the text
     // names for their own engine, never this one's.
     options.release_engine = engine;
-    for (const ContextHint& h : report.context.releases) {
-      if (h.engine == engine || h.engine.empty() || options.releases.count(h.engine) || !parse_release(h.value)) continue;
-      options.releases[h.engine] = to_string(*parse_release(h.value));
+    for (const ContextHint& h : releases_of_other_engines(report.context.releases, engine)) {
+      options.releases[h.engine] = h.value;
       report.remarks.push_back(remark(Severity::info, "check.release-from-file",
-                                      fmt::format("{} release {} from {}", h.engine, options.releases[h.engine],
-                                                  hint_where(report.file, h)),
+                                      fmt::format("{} release {} from {}", h.engine, h.value, hint_where(report.file, h)),
                                       h.source));
     }
   }

@@ -1019,6 +1019,19 @@ PreparedRequest prepare_request(const std::shared_ptr<const Matrix>& matrix, con
   return PreparedRequest{prep.request(), prep.findings(), prep.passed_over(), prep.plannable(), prep.args()};
 }
 
+std::vector<ContextHint> releases_of_other_engines(const std::vector<ContextHint>& hints, const std::string& engine) {
+  std::vector<ContextHint> out;
+  for (const ContextHint& h : hints) {
+    if (h.engine.empty() || h.engine == engine) continue;
+    if (std::any_of(out.begin(), out.end(), [&](const ContextHint& o) { return o.engine == h.engine; })) continue;
+    if (const std::optional<ReleaseVersion> release = parse_release(h.value)) {
+      out.push_back(h);
+      out.back().value = to_string(*release);
+    }
+  }
+  return out;
+}
+
 std::vector<CommandCheck> check_command(const std::shared_ptr<const Matrix>& llm_matrix, const Catalog& catalog,
                                         const LaunchCommand& command, const std::vector<CheckTarget>& targets,
                                         const CheckOptions& given) {

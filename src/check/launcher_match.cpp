@@ -35,7 +35,7 @@ constexpr std::string_view kRunSwitches[] = {
     "--quiet", "--no-healthcheck", "--oom-kill-disable", "--disable-content-trust", "--sig-proxy", "--help",
     "--replace", "--rmi", "--no-hosts", "--http-proxy", "--env-host", "--systemd", "--read-only-tmpfs"};
 
-// Short options that take a value: -a -c -e -h -l -m -p -u -v -w (and podman's -n? none).
+// Short options of `docker run` that take a value: -a -c -e -h -l -m -p -u -v -w.
 bool short_takes_value(char c) { return std::string_view("acehlmpuvw").find(c) != std::string_view::npos; }
 
 }  // namespace

@@ -350,15 +350,11 @@ int run_check(const CheckArgs& a, bool after_separator) {
     const char* env_matrix = std::getenv("ATTNSEL_MATRIX");  // set but empty: not set, as load_matrix_or_fail reads it
     if (!r && f && !a.matrix && !(env_matrix && *env_matrix)) {
       release_engine = default_engine.empty() ? (*builtin_matrix())->info().engine : default_engine;
-      for (const ContextHint& h : f->scan.context.releases) {
-        if (h.engine == release_engine || h.engine.empty() || other_releases.count(h.engine)) continue;
-        const std::optional<ReleaseVersion> parsed = parse_release(h.value);
-        if (!parsed) continue;
-        other_releases[h.engine] = to_string(*parsed);
+      for (const ContextHint& h : releases_of_other_engines(f->scan.context.releases, release_engine)) {
+        other_releases[h.engine] = h.value;
         if (a.format == "text" && !a.json && !a.quiet)
           std::cerr << "attnsel: " << h.engine << " release "
-                    << encode_value(to_string(*parsed) + " from " + hint_where(f->name, h), OutputChannel::terminal)
-                    << "\n";
+                    << encode_value(h.value + " from " + hint_where(f->name, h), OutputChannel::terminal) << "\n";
       }
     }
     if (!r && f && !a.matrix && !(env_matrix && *env_matrix)) {
