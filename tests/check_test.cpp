@@ -1539,6 +1539,30 @@ TEST_F(CheckCli, VllmDeploymentsAndTheIgnoredEnvironmentVariable) {
   EXPECT_EQ(j[0]["plan"]["page_size"], 32);
 }
 
+// A TP size that does not divide the heads of the model's config.json: each engine's refusal, cited
+// from its own profile (tp_heads_source).
+TEST_F(CheckCli, TensorParallelSizeMustDivideTheHeadsOfEitherEngine) {
+  const std::string dir = testing::TempDir() + "attnsel-tp-heads";
+  namespace fs = std::filesystem;
+  fs::create_directories(dir + "/model");
+  fs::copy_file(std::string(ATTNSEL_TESTS_DIR) + "/fixtures/configs/mistral-7b-v0.1.json", dir + "/model/config.json",
+                fs::copy_options::overwrite_existing);  // 32 attention heads
+  std::ofstream(dir + "/serve.sh") << "python3 -m sglang.launch_server --model-path " << dir << "/model --tp 3\n"
+                                   << "vllm serve " << dir << "/model --tensor-parallel-size 3\n"
+                                   << "vllm serve " << dir << "/model --tensor-parallel-size 4\n";
+  const CliRun r = run("check --gpu H100 --format json '" + dir + "/serve.sh'");
+  const json results = json::parse(r.out)["results"];
+  ASSERT_EQ(results.size(), 3u) << r.out;
+  std::vector<std::string> sources;
+  for (const json& c : results)
+    for (const json& f : c["check_findings"])
+      if (f["rule"] == "check.tp-heads") sources.push_back(f["source"]);
+  ASSERT_EQ(sources.size(), 2u) << r.out;  // TP 4 divides 32
+  EXPECT_TRUE(contains(sources[0], "sgl-project/sglang")) << sources[0];
+  EXPECT_TRUE(contains(sources[1], "vllm-project/vllm")) << sources[1];
+  fs::remove_all(dir);
+}
+
 TEST_F(CheckCli, GpuFromTheEnvironmentAndHelp) {
   const std::string cmd = "cd '" + kFixtures + "' && ATTNSEL_GPU=sm100 '" + std::string(ATTNSEL_CLI) +
                           "' check -- --model deepseek-ai/DeepSeek-R1 --attention-backend trtllm_mla >/dev/null 2>&1";

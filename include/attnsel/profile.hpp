@@ -216,6 +216,9 @@ struct EngineProfile {
     std::string source;
   };
   std::vector<EnvBinding> environment;
+  // Where the engine refuses a tensor-parallel size that does not divide the attention heads
+  // (check.tp-heads cites it); "" when the profile knows no such check, and none is made.
+  std::string tp_heads_source;
 
   // The grammar of that name ("": the first launcher's, for bare flags) for a release ("": the
   // newest); null when none.

@@ -650,7 +650,7 @@ class Preparation {
   // model config's same check). Known only when the model came with its config.json.
   void tensor_parallel() {
     const Value* v = usable("tp");
-    if (!v || !request_.model.num_attention_heads) return;
+    if (!v || !request_.model.num_attention_heads || profile_.tp_heads_source.empty()) return;
     const auto tp = parse_int(v->text);
     if (!tp || *tp < 1) return;
     const int heads = *request_.model.num_attention_heads;
@@ -658,9 +658,7 @@ class Preparation {
     add("check.tp-heads", Severity::error,
         fmt::format("{} refuses this: the model's {} attention heads are not divisible by the tensor parallel size {}",
                     profile_.title, heads, *tp),
-        "vllm-project/vllm vllm/config/model.py@48ebd6f2f ModelConfig.verify_with_parallel_config: 'Total number of "
-        "attention heads ({}) must be divisible by tensor parallel size ({})'",
-        v);
+        profile_.tp_heads_source, v);
   }
 
   void page_size() {

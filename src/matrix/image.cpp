@@ -273,7 +273,7 @@ void io(A& a, EngineProfile::EnvBinding& e) {
 template <class A>
 void io(A& a, EngineProfile& p) {
   fields(a, p.engine, p.title, p.description, p.source, p.origin, p.launchers, p.grammars, p.vocabularies, p.speculative,
-         p.handoffs, p.environment);
+         p.handoffs, p.environment, p.tp_heads_source);
 }
 template <class A>
 void io(A& a, MatrixGeneration& g) {
@@ -318,7 +318,7 @@ ATTNSEL_IMAGE_FIELDS(SpeculativeDefaults, 128);
 ATTNSEL_IMAGE_FIELDS(EngineProfile::Handoff, 128);
 ATTNSEL_IMAGE_FIELDS(EngineProfile::EnvRule, 280);
 ATTNSEL_IMAGE_FIELDS(EngineProfile::EnvBinding, 240);
-ATTNSEL_IMAGE_FIELDS(EngineProfile, 408);
+ATTNSEL_IMAGE_FIELDS(EngineProfile, 440);
 ATTNSEL_IMAGE_FIELDS(MatrixGeneration, 152);
 #undef ATTNSEL_IMAGE_FIELDS
 #endif

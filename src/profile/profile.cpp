@@ -269,6 +269,7 @@ EngineProfile read_profile(const json& j, const std::string& origin, const Profi
       p.vocabularies.push_back(read_vocabulary(voc, "/vocabularies/" + detail::escape_pointer(name), name));
   }
   if (const json* s = r.get("speculative")) p.speculative = read_speculative(*s);
+  p.tp_heads_source = r.optional_string("tp_heads_source").value_or("");
   if (const json* e = r.get("environment")) {
     if (!e->is_array()) detail::fail("/environment", "expected an array");
     for (std::size_t i = 0; i < e->size(); ++i) {
