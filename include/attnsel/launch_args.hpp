@@ -83,6 +83,10 @@ struct ParseOptions {
   // The grammar describes a later release than the command runs: flags and choices it lacks may
   // have existed then, so they are notes rather than errors.
   bool approximate = false;
+  // For an option this grammar lacks that one of the engine's later grammars declares: why, said
+  // in a clause ("first in the vLLM 0.13.0 launch grammar ..."); unset or nullopt: none does. Such
+  // an option was added after the command's release, which exits on it, complete grammar or not.
+  std::function<std::optional<std::string>(std::string_view option)> added_in;
 };
 
 ATTNSEL_API ParsedArgs parse_launch_args(const LaunchCommand& command, const Grammar& grammar,

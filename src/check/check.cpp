@@ -151,6 +151,24 @@ class Preparation {
       const auto release = parse_release(*options.release), since = parse_release(grammar.since);
       po.approximate = release && since && *release < *since;
     }
+    po.added_in = [&profile, &grammar](std::string_view option) -> std::optional<std::string> {
+      const auto here = parse_release(grammar.since).value_or(ReleaseVersion{});
+      std::optional<std::string> first;
+      ReleaseVersion first_since{};
+      for (std::size_t i = 0; i < profile.grammars.size(); ++i) {
+        if (profile.grammars.name(i) != grammar.name) continue;
+        const auto since = parse_release(profile.grammars.since(i));
+        if (!since || !(here < *since) || (first && first_since < *since)) continue;
+        if (profile.grammars[i].exact(option)) first = profile.grammars.since(i), first_since = *since;
+      }
+      if (!first) return std::nullopt;
+      std::string why = fmt::format("{} first appears in the {} {} launch grammar, a later release than this command runs",
+                                    option, profile.title, *first);
+      // The variable that set the same thing before the option existed.
+      for (const EngineProfile::EnvBinding& e : profile.environment)
+        if (e.replacement == option) why += fmt::format("; this release reads {} instead", e.variable);
+      return why;
+    };
     return parse_launch_args(cmd, grammar, po);
   }
 
@@ -1008,6 +1026,13 @@ std::string judging_engine(const LaunchCommand& command, const EngineProfile& pr
   return profile.engine;
 }
 
+// A launcher's module written as the command word, without `python3 -m` (launcher_match.cpp).
+bool module_as_command(const LaunchCommand& command) {
+  const auto& launchers = builtin_launchers();
+  return std::any_of(launchers.begin(), launchers.end(),
+                     [&](const Launcher& l) { return !l.module.empty() && l.module == command.launcher; });
+}
+
 }  // namespace
 
 PreparedRequest prepare_request(const std::shared_ptr<const Matrix>& matrix, const EngineProfile& profile,
@@ -1089,7 +1114,19 @@ std::vector<CommandCheck> check_command(const std::shared_ptr<const Matrix>& llm
     c.command = command;
     c.target = target;
     c.model = prep.request().model;
-    c.findings = prep.findings();
+    if (module_as_command(command)) {
+      CheckDiagnostic d;
+      d.diagnostic.rule = "check.module-as-command";
+      d.diagnostic.severity = Severity::warning;
+      d.diagnostic.message = fmt::format(
+          "{} is a Python module, not a command: a shell will not find it; run it as python3 -m {} (its arguments "
+          "are checked as that launcher's)",
+          command.launcher, command.launcher);
+      d.line = command.line;
+      c.findings.push_back(std::move(d));
+    }
+    const auto& prepared = prep.findings();
+    c.findings.insert(c.findings.end(), prepared.begin(), prepared.end());
     c.passed_over = prep.passed_over();
     if (prep.plannable()) {
       Request request = prep.request();

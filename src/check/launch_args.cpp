@@ -495,6 +495,12 @@ class Parser {
       if (option_names_.empty()) option_names_ = g_.option_names();
       suggestion = suggest(name, option_names_);
     }
+    if (std::optional<std::string> since = o_.added_in ? o_.added_in(name) : std::nullopt) {
+      add("args.unknown", Severity::error,
+          exits(fmt::format("unrecognized arguments: {} ({})", name, *since)),
+          t, name);
+      return;
+    }
     if (!g_.complete || o_.approximate) {
       add("args.unknown", Severity::info,
           fmt::format("not checked: {} is not in attnsel's {} launch grammar ({}), which is {}", name,

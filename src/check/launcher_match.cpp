@@ -55,6 +55,13 @@ std::optional<LauncherMatch> match_launcher(const std::vector<ArgWord>& argv, st
     for (const std::string& s : l.subcommand) name += " " + s;
     return LauncherMatch{&l, std::move(name), k + 1 + l.subcommand.size()};
   }
+  // A launcher's module written as the command (`sglang.launch_server --model-path ...`, the
+  // interpreter left out, as reports often quote it): the shell would not find it, but the words
+  // after it are that launcher's arguments. check says so (check.module-as-command).
+  if (k + 1 < n && starts_with(argv[k + 1].text, "-")) {
+    for (const Launcher& l : launchers)
+      if (!l.module.empty() && word == l.module) return LauncherMatch{&l, l.module, k + 1};
+  }
   // An interpreter named by a variable ($PYTHON -m module) counts too.
   if (!is_python(base) && !starts_with(word, "$")) return std::nullopt;
   std::size_t j = k + 1;
@@ -85,13 +92,15 @@ bool may_start_launcher(std::string_view word, bool module_flag_follows, const s
   const std::string_view base = basename(word);
   if (module_flag_follows && (starts_with(word, "$") || is_python(base))) return true;
   if (is_shell(base) || is_container_runtime(base)) return true;
-  return std::any_of(launchers.begin(), launchers.end(),
-                     [&](const Launcher& l) { return !l.program.empty() && base == l.program; });
+  return std::any_of(launchers.begin(), launchers.end(), [&](const Launcher& l) {
+    return (!l.program.empty() && base == l.program) || (!l.module.empty() && word == l.module);
+  });
 }
 
 LauncherStarts::LauncherStarts(const std::vector<Launcher>& launchers) : launchers_(&launchers) {
   for (const Launcher& l : launchers)
-    if (!l.program.empty()) initial_[static_cast<unsigned char>(l.program.front())] = true;
+    for (const std::string* name : {&l.program, &l.module})
+      if (!name->empty()) initial_[static_cast<unsigned char>(name->front())] = true;
   for (std::string_view shell : kShells) initial_[static_cast<unsigned char>(shell.front())] = true;
   for (std::string_view runtime : kContainerRuntimes) initial_[static_cast<unsigned char>(runtime.front())] = true;
 }

@@ -23,7 +23,7 @@ std::optional<LauncherMatch> match_launcher(const std::vector<ArgWord>& argv, st
                                             const std::vector<Launcher>& launchers);
 
 // False when neither match_launcher nor match_shell_script can match at a word with this text: it
-// is no launcher's program and no shell, and it is no interpreter (python3.12, $PYTHON) or no
+// is no launcher's program or module and no shell, and it is no interpreter (python3.12, $PYTHON) or no
 // later word may be the -m of a module (`module_flag_follows`: a later word starts with "-m").
 bool may_start_launcher(std::string_view word, bool module_flag_follows, const std::vector<Launcher>& launchers);
 

@@ -610,7 +610,8 @@ def _warm(group, model_dir):
     """Imports, once per hardware profile, what every case would import on its way: each backend
     class of the release, and each archetype's model class (the model registry's inspection, by
     building the default configuration). Harness speed only: no selection runs here, and the
-    children start from the same module state a first case would leave."""
+    children start from the same module state a first case would leave (the
+    environment and vllm.envs are restored after each configuration built here)."""
     from vllm.engine.arg_utils import EngineArgs
     try:
         selector_enum = None
@@ -630,12 +631,26 @@ def _warm(group, model_dir):
         pass
     fakeenv.pin(_hw_case(group[0]))
     extend_torch()
+    # Building a configuration may write process state a fresh engine would not have: v0.12's
+    # CudaPlatform.check_and_update_config sets `envs.VLLM_ATTENTION_BACKEND = "CUTLASS_MLA"` for an
+    # MLA model on SM100, which every later case forked from here would inherit (a Llama case then
+    # fails on CUTLASS_MLA). The environment and vllm.envs are put back as they were.
+    import vllm.envs as envs
+    environ = dict(os.environ)
+    attributes = dict(vars(envs))
     for model in sorted({c["model"] for c in group}):
         try:
             ns = _parse(_PARSER[0], ["--model", os.path.join(model_dir, model)])
             EngineArgs.from_cli_args(ns).create_engine_config()
         except BaseException:  # noqa: BLE001
             pass
+        for name in [n for n in vars(envs) if n not in attributes]:
+            delattr(envs, name)
+        for name, value in attributes.items():
+            if vars(envs).get(name, object()) is not value:
+                setattr(envs, name, value)
+        os.environ.clear()
+        os.environ.update(environ)
 
 
 def read_choices(src, model_dir):
