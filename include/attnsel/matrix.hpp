@@ -218,7 +218,10 @@ struct Effect {
   std::optional<BackendId> backend;
   std::optional<KvCacheDtype> kv_dtype;
   bool disable_radix_cache = false;
-  bool any() const { return page_size || backend || kv_dtype || disable_radix_cache; }
+  // The engine ignores the backend named for the phase and chooses as if none had been named
+  // (vLLM v0.11: an MLA backend in VLLM_ATTENTION_BACKEND for a model without MLA).
+  bool ignore_choice = false;
+  bool any() const { return page_size || backend || kv_dtype || disable_radix_cache || ignore_choice; }
 };
 
 struct Rule {

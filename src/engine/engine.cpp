@@ -30,6 +30,7 @@ struct Verdict {
   const Cell* cell = nullptr;
   BackendId redirect = kNoBackend;  // SGLang silently runs this backend instead
   const Rule* redirect_rule = nullptr;
+  const Rule* ignored_by = nullptr;  // the engine ignores this explicit choice and chooses itself
   int page_size = 1;                // after the backend's own page-size rewrites
   const Rule* page_rule = nullptr;  // the rewrite that set it, if any
   bool page_from_set = false;       // a fixed-size kernel with no size given: the plan must pick one
@@ -196,6 +197,15 @@ class Engine {
 
   void judge_into(Verdict& v, BackendId b, int phase, EvalContext& ctx) {
     const Request& req = out_.request;
+    // An explicit choice the engine ignores is not judged: choose() reports it with the backend
+    // that runs instead (a backend without a cell for the model may be ignored so).
+    for (const Rule* rule : m_.backend_rules(b)) {
+      if (rule->set.ignore_choice && matches(rule->when, ctx)) {
+        v.ignored_by = rule;
+        v.valid = true;
+        return;
+      }
+    }
     const Cell* cell = m_.cell_for(b, req.model.kind, req.device.platform);
     auto reject = [&](BuiltinRule check, int value = 0) {
       Finding f = finding(m_.builtin(check), Severity::error, b, phase);
@@ -293,7 +303,7 @@ class Engine {
     const Verdict& v = judge(b, phase);
     return v.redirect != kNoBackend ? v.redirect : b;
   }
-  bool usable(BackendId b, int phase) { return judge(runs(b, phase), phase).valid; }
+  bool usable(BackendId b, int phase) { return !judge(b, phase).ignored_by && judge(runs(b, phase), phase).valid; }
 
   // ---- choosing ----
 
@@ -302,9 +312,15 @@ class Engine {
     SlotPlan plan;
     plan.slot = s;
     std::array<bool, kPhaseCount> open{};
+    std::array<const Rule*, kPhaseCount> ignored{};  // explicit choices the engine ignores
     for (int p = 0; p < kPhaseCount; ++p) {
       BackendId b = explicit_[s][static_cast<std::size_t>(p)];
       if (b == kNoBackend) {
+        open[static_cast<std::size_t>(p)] = true;
+        continue;
+      }
+      if (const Rule* rule = judge(b, p).ignored_by) {
+        ignored[static_cast<std::size_t>(p)] = rule;
         open[static_cast<std::size_t>(p)] = true;
         continue;
       }
@@ -319,6 +335,21 @@ class Engine {
     } else {
       for (int p = 0; p < kPhaseCount; ++p)
         if (open[static_cast<std::size_t>(p)]) auto_choose(s, Phases{{p}, 1}, plan);
+    }
+    for (int p = 0; p < kPhaseCount; ++p) {
+      const Rule* rule = ignored[static_cast<std::size_t>(p)];
+      if (!rule) continue;
+      PhaseChoice& c = plan.phase[p];
+      Finding f = finding(rule->info, effective_severity(*rule), explicit_[s][static_cast<std::size_t>(p)], p);
+      f.from = explicit_[s][static_cast<std::size_t>(p)];
+      f.to = c.backend;
+      f.values = Finding::Values::backend;
+      add_once(f);
+      if (c.backend == kNoBackend) continue;
+      c.requested = explicit_[s][static_cast<std::size_t>(p)];
+      c.origin = ChoiceOrigin::rewritten;
+      c.decided_by = &rule->info;
+      out_.trace.push_back({TraceStep::Kind::rewrite, s, static_cast<std::int8_t>(p), c.backend, c.decided_by});
     }
     for (int p = 0; p < kPhaseCount; ++p) follow_rewrite(plan.phase[p], p, s);
     out_.slots.push_back(plan);

@@ -582,13 +582,21 @@ class MatrixBuilder {
       if (rule.scope != RuleScope::request) fail(r.child("kv_dtype"), "a kv_dtype rewrite needs scope \"request\"");
       e.kv_dtype = d;
     }
+    if (const json* ig = r.get("ignored")) {
+      if (!boolean(*ig, r.child("ignored"))) fail(r.child("ignored"), "only true is meaningful");
+      if (rule.scope != RuleScope::backend || !(rule.when.fields & Condition::f_backend) ||
+          !(rule.when.fields & Condition::f_backend_explicit) || !rule.when.backend_explicit)
+        fail(r.child("ignored"),
+             "an ignored choice needs scope \"backend\" and a \"when\" that names the backend and has \"backend_explicit\": true");
+      e.ignore_choice = true;
+    }
     if (const json* rc = r.get("radix_cache")) {
       if (boolean(*rc, r.child("radix_cache"))) fail(r.child("radix_cache"), "only false (disable) is meaningful");
       if (rule.scope != RuleScope::plan) fail(r.child("radix_cache"), "a radix_cache change needs scope \"plan\"");
       e.disable_radix_cache = true;
     }
     r.finish();
-    if (!e.any()) fail(ptr, "\"set\" needs at least one of page_size, backend, kv_dtype, radix_cache");
+    if (!e.any()) fail(ptr, "\"set\" needs at least one of page_size, backend, kv_dtype, radix_cache, ignored");
     if (e.page_size && rule.scope != RuleScope::backend) fail(r.child("page_size"), "a page_size rewrite needs scope \"backend\"");
     return e;
   }
