@@ -1026,6 +1026,16 @@ std::string judging_engine(const LaunchCommand& command, const EngineProfile& pr
   return profile.engine;
 }
 
+// A finding about the command as a whole, at its first line.
+CheckDiagnostic command_finding(std::string rule, Severity severity, std::string message, int line) {
+  CheckDiagnostic d;
+  d.diagnostic.rule = std::move(rule);
+  d.diagnostic.severity = severity;
+  d.diagnostic.message = std::move(message);
+  d.line = line;
+  return d;
+}
+
 // A launcher's module written as the command word, without `python3 -m` (launcher_match.cpp).
 bool module_as_command(const LaunchCommand& command) {
   const auto& launchers = builtin_launchers();
@@ -1095,14 +1105,11 @@ std::vector<CommandCheck> check_command(const std::shared_ptr<const Matrix>& llm
       CommandCheck c;
       c.command = command;
       c.target = target;
-      CheckDiagnostic d;
-      d.diagnostic.rule = "check.not-modelled";
       // Never a silent pass: a command nothing judged is a warning (an error under --strict).
-      d.diagnostic.severity = options.strict ? Severity::error : Severity::warning;
-      d.diagnostic.message = fmt::format("not checked: attnsel has no {} for engine {}",
-                                         !profile ? "profile" : !matrix ? "matrix" : "launch grammar", engine);
-      d.line = command.line;
-      c.findings.push_back(std::move(d));
+      c.findings.push_back(command_finding("check.not-modelled", options.strict ? Severity::error : Severity::warning,
+                                           fmt::format("not checked: attnsel has no {} for engine {}",
+                                                       !profile ? "profile" : !matrix ? "matrix" : "launch grammar", engine),
+                                           command.line));
       out.push_back(std::move(c));
     }
     return out;
@@ -1114,17 +1121,13 @@ std::vector<CommandCheck> check_command(const std::shared_ptr<const Matrix>& llm
     c.command = command;
     c.target = target;
     c.model = prep.request().model;
-    if (module_as_command(command)) {
-      CheckDiagnostic d;
-      d.diagnostic.rule = "check.module-as-command";
-      d.diagnostic.severity = Severity::warning;
-      d.diagnostic.message = fmt::format(
-          "{} is a Python module, not a command: a shell will not find it; run it as python3 -m {} (its arguments "
-          "are checked as that launcher's)",
-          command.launcher, command.launcher);
-      d.line = command.line;
-      c.findings.push_back(std::move(d));
-    }
+    if (module_as_command(command))
+      c.findings.push_back(command_finding(
+          "check.module-as-command", Severity::warning,
+          fmt::format("{} is a Python module, not a command: a shell will not find it; run it as python3 -m {} (its "
+                      "arguments are checked as that launcher's)",
+                      command.launcher, command.launcher),
+          command.line));
     const auto& prepared = prep.findings();
     c.findings.insert(c.findings.end(), prepared.begin(), prepared.end());
     c.passed_over = prep.passed_over();
