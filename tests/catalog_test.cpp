@@ -429,6 +429,16 @@ TEST(ConfigErrorTest, TraitsFromTextUseTheOriginGiven) {
   EXPECT_EQ(t->origin.rfind("inline: ", 0), 0u) << t->origin;
 }
 
+// Without head_dim, a model without MLA has hidden_size / heads.
+TEST(ConfigShapeTest, HeadSizeFromHiddenSizeWithoutMla) {
+  auto t = traits_from_config(catalog(),
+                              R"({"architectures": ["SomeNewForCausalLM"], "num_attention_heads": 32,
+                                  "hidden_size": 4096})",
+                              "mha.json");
+  ASSERT_TRUE(t.ok()) << t.error().describe();
+  EXPECT_EQ(t->head_dim, 128);
+}
+
 // The shape rules may condition on: head counts and sizes, MLA dimensions, the sparse top-k.
 TEST(ConfigShapeTest, ReadsHeadsDimsAndDtype) {
   auto t = traits_from_config(catalog(),
@@ -440,7 +450,9 @@ TEST(ConfigShapeTest, ReadsHeadsDimsAndDtype) {
   ASSERT_TRUE(t.ok()) << t.error().describe();
   EXPECT_EQ(t->num_attention_heads, 128);
   EXPECT_EQ(t->num_key_value_heads, 128);
-  EXPECT_EQ(t->head_dim, 56);  // hidden_size / heads when head_dim is absent
+  // The latent head MLA kernels see: kv_lora_rank + qk_rope_head_dim (vLLM ModelConfig.get_head_size),
+  // not hidden_size / heads (56).
+  EXPECT_EQ(t->head_dim, 576);
   EXPECT_EQ(t->kv_lora_rank, 512);
   EXPECT_EQ(t->qk_nope_head_dim, 128);
   EXPECT_EQ(t->qk_rope_head_dim, 64);

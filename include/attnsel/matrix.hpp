@@ -95,7 +95,7 @@ struct Condition {
     f_multimodal = 1u << 16, f_attention_sinks = 1u << 17, f_deterministic = 1u << 18, f_family = 1u << 19,
     f_spec_mode = 1u << 20, f_radix_cache = 1u << 21, f_kv_dtype_explicit = 1u << 22, f_dtype = 1u << 23,
     f_installed = 1u << 24, f_architecture = 1u << 25, f_kv_heads = 1u << 26, f_head_dim = 1u << 27,
-    f_config_has = 1u << 28, f_config_lacks = 1u << 29,
+    f_config_has = 1u << 28, f_config_lacks = 1u << 29, f_kv_dtype_written = 1u << 30,
   };
   std::uint32_t fields = 0;  // which of the fields below are set (including nested ones, see uses())
 
@@ -118,6 +118,10 @@ struct Condition {
   // Every key is in (config_has), or none is in (config_lacks), the model's config.json; a model not
   // read from a config.json matches neither, so rules on them stay quiet rather than guess.
   std::vector<std::string> config_has, config_lacks;
+  // The KV cache dtype as the user wrote it is one of these, in the engine's own spelling (vLLM's
+  // "fp8" and "fp8_e4m3" are one attnsel dtype but not one choice to every backend); a request
+  // that names none matches none.
+  std::vector<std::string> kv_dtype_written;
 
   std::vector<Condition> all, any, none;  // none: "not" (matches when no entry matches)
 

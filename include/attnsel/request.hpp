@@ -63,6 +63,7 @@ struct Request {
   bool installed_known = false;              // false: nobody said; package requirements are then caveats
   std::optional<BackendConfig> backend_config;  // --attention-backend-config, parsed
   KvCacheDtype kv_cache_dtype = KvCacheDtype::auto_;
+  std::string kv_cache_dtype_written;  // the engine's spelling of it as given ("fp8"); "" when not given
   std::optional<int> page_size;
   int speculative_topk = 0;  // EAGLE --speculative-eagle-topk; 0 means no speculative decoding
   Phase speculative_attention_mode = Phase::prefill;

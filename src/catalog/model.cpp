@@ -57,6 +57,11 @@ void read_shape(const json& text, const json& cfg, ModelTraits& t) {
   t.qk_nope_head_dim = count(text, "qk_nope_head_dim");
   t.qk_rope_head_dim = count(text, "qk_rope_head_dim");
   t.v_head_dim = count(text, "v_head_dim");
+  // An MLA model's attention kernels see the latent head: kv_lora_rank + qk_rope_head_dim (vLLM
+  // vllm/config/model.py@c3124680 ModelConfig.get_head_size, use_mla), not hidden_size / heads.
+  if ((t.kind == AttentionKind::mla || t.kind == AttentionKind::dsa) && t.kv_lora_rank && !family_head_dim &&
+      !count(text, "head_dim"))
+    t.head_dim = *t.kv_lora_rank + t.qk_rope_head_dim.value_or(0);
   t.index_topk = count(text, "index_topk");
   for (const json* j : {&text, &cfg})
     if (auto it = j->find("torch_dtype"); it != j->end() && it->is_string() && t.torch_dtype.empty())

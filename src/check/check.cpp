@@ -645,6 +645,7 @@ class Preparation {
     if (spelling && *spelling) {
       if (auto d = parse_kv_dtype(**spelling)) {
         request_.kv_cache_dtype = *d;
+        request_.kv_cache_dtype_written = v->text.substr(0, 64);
         return;
       }
     }

@@ -59,6 +59,10 @@ bool has(BackendSet set, BackendId id) { return id != kNoBackend && set.test(id)
       return true;
     }
     case Condition::f_head_dim: return req.model.head_dim && c.head_dim.matches(*req.model.head_dim);
+    case Condition::f_kv_dtype_written:
+      return !req.kv_cache_dtype_written.empty() &&
+             std::find(c.kv_dtype_written.begin(), c.kv_dtype_written.end(), req.kv_cache_dtype_written) !=
+                 c.kv_dtype_written.end();
     default: return true;  // no such field
   }
 }
@@ -66,7 +70,7 @@ bool has(BackendSet set, BackendId id) { return id != kNoBackend && set.test(id)
 // Fields that compare strings or walk ranges: tested after every other field has passed.
 constexpr std::uint32_t kCostlyFields = Condition::f_cc | Condition::f_cuda | Condition::f_installed | Condition::f_family |
                                         Condition::f_architecture | Condition::f_kv_heads | Condition::f_head_dim |
-                                        Condition::f_config_has | Condition::f_config_lacks |
+                                        Condition::f_config_has | Condition::f_config_lacks | Condition::f_kv_dtype_written |
                                         Condition::f_topk | Condition::f_page_size;
 
 [[gnu::always_inline]] inline bool fields_match(std::uint32_t fields, const Condition& c, const EvalContext& ctx) {

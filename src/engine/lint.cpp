@@ -105,6 +105,7 @@ std::vector<std::string> outside_space(std::uint32_t uses, const LintOptions& o)
       {Condition::f_head_dim, "head_dim", false},
       {Condition::f_config_has, "config_has", false},
       {Condition::f_config_lacks, "config_lacks", false},
+      {Condition::f_kv_dtype_written, "kv_dtype_written", false},
       {Condition::f_multimodal, "multimodal", o.model_families},
       {Condition::f_attention_sinks, "attention_sinks", o.model_families},
       {Condition::f_deterministic, "deterministic", o.deterministic},

@@ -294,6 +294,10 @@ class MatrixBuilder {
       *keys = r.strings(key);
       if (keys->empty()) fail(r.child(key), "expected at least one config.json key");
     }
+    if (take("kv_dtype_written", Condition::f_kv_dtype_written)) {
+      c.kv_dtype_written = r.strings("kv_dtype_written");
+      if (c.kv_dtype_written.empty()) fail(r.child("kv_dtype_written"), "expected at least one KV cache dtype as the engine spells it");
+    }
     if (auto v = take("kv_heads", Condition::f_kv_heads)) c.kv_heads = int_match(*v, r.child("kv_heads"), 1 << 20);
     if (auto v = take("head_dim", Condition::f_head_dim)) c.head_dim = int_match(*v, r.child("head_dim"), 1 << 20);
     if (auto v = take("speculative_attention_mode", Condition::f_spec_mode)) {
