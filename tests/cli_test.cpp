@@ -79,6 +79,8 @@ const GoldenCase kGolden[] = {
     {"select_v100_mha.txt", "--gpu V100 --cuda 12.4 --model mha", 0},
     {"explain_sm90_mha_topk4.txt", "explain --gpu sm90 --cuda 12.9 --model mha --speculative-eagle-topk 4 --page-size 64", 0},
     {"select_sm90_mla.json", "--gpu sm90 --cuda 12.9 --model mla --json", 0},
+    // vLLM v0.11 has no --attention-backend: the plan names the backend with VLLM_ATTENTION_BACKEND.
+    {"select_vllm011_h100_mha.json", "--engine vllm --engine-version 0.11.0 --gpu H100 --cuda 12.9 --model mha --json", 0},
     {"matrix_table.txt", "matrix", 0},
     {"error_unknown_backend.txt", "--gpu sm90 --model mla --attention-backend flashinfr", 2},
     {"error_unknown_gpu.txt", "--gpu H1OO --model mla", 2},

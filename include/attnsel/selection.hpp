@@ -185,8 +185,11 @@ class ATTNSEL_API Selection : public SelectionOutcome {
 
   Diagnostic describe(const Finding& f) const;
   std::vector<Diagnostic> describe(const std::vector<Finding>& fs) const;
-  // The SGLang launch flags that realise this plan.
+  // The engine launch flags that realise this plan, spelled as the matrix's release spells them.
   std::vector<std::string> flags() const;
+  // NAME=VALUE settings the plan needs where that release reads a variable instead of a flag
+  // (vLLM v0.11-v0.12: VLLM_ATTENTION_BACKEND); empty for most plans.
+  std::vector<std::string> environment() const;
   const std::string& name(BackendId id) const { return matrix->backend(id).name; }
 
  private:

@@ -210,6 +210,7 @@ py::dict select_py(const SelectArgs& a) {
   out["document"] = r.document;
   out["selection"] = r.single;
   out["flags"] = s.flags();
+  out["environment"] = s.environment();
   for (const auto& [key, list] : {std::pair<const char*, const std::vector<Finding>*>{"errors", &s.errors},
                                   {"warnings", &s.warnings},
                                   {"notes", &s.notes}}) {

@@ -1,6 +1,7 @@
 // The engine launch flags that realise a plan, and small Selection accessors.
 #include <fmt/format.h>
 
+#include "attnsel/matrix.hpp"
 #include "attnsel/profile.hpp"
 #include "attnsel/selection.hpp"
 
@@ -16,21 +17,54 @@ BackendId Selection::backend(Phase p) const {
   return slots.empty() ? kNoBackend : slots.front().phase[static_cast<int>(p)].backend;
 }
 
-std::vector<std::string> Selection::flags() const {
+namespace {
+
+// The launch grammar of the release a built-in matrix describes (its generation's first release),
+// so that a plan is spelled with the flags that release has; the newest for a matrix of one's own.
+const Grammar* release_grammar(const Matrix& m, const EngineProfile& profile) {
+  if (profile.launchers.empty()) return nullptr;
+  const std::string& name = profile.launchers.front().grammar;
+  if (auto generations = builtin_generations())
+    for (const MatrixGeneration& g : *generations)
+      if (g.engine == m.info().engine && m.info().origin == "built-in:" + g.file) return profile.grammar(name, to_string(g.since));
+  return profile.grammar(name);
+}
+
+struct LaunchSettings {
+  std::vector<std::string> flags;        // argv words
+  std::vector<std::string> environment;  // NAME=VALUE
+};
+
+LaunchSettings launch_settings(const Selection& s) {
+  const Matrix& m = *s.matrix;
   // The engine's own spellings, from its profile's launch grammar (the matrix names the slots' flags).
-  auto profile = builtin_profile(matrix->info().engine);
-  const Grammar* grammar = profile && !(*profile)->launchers.empty() ? (*profile)->grammar((*profile)->launchers.front().grammar)
-                                                                   : nullptr;
+  auto profile = builtin_profile(m.info().engine);
+  const Grammar* grammar = profile ? release_grammar(m, **profile) : nullptr;
   auto spelled = [&](std::string_view field) -> std::string {
     const GrammarFlag* f = grammar ? grammar->for_field(field) : nullptr;
     return f ? f->names.front() : std::string();
   };
-  std::vector<std::string> out;
+  LaunchSettings settings;
+  std::vector<std::string>& out = settings.flags;
   auto add = [&](const std::string& flag, std::string value) {
     if (flag.empty()) return;
+    // A flag the release does not have yet, whose variable it reads instead (vLLM v0.11-v0.12:
+    // VLLM_ATTENTION_BACKEND before --attention-backend).
+    if (grammar && !grammar->exact(flag))
+      for (const EngineProfile::EnvBinding& e : (*profile)->environment)
+        if (e.replacement == flag) {
+          settings.environment.push_back(e.variable + "=" + value);
+          return;
+        }
     out.push_back(flag);
     out.push_back(std::move(value));
   };
+  const auto& slots = s.slots;
+  const auto& request = s.request;
+  const auto& page = s.page;
+  const bool radix_cache = s.radix_cache;
+  const auto name = [&](BackendId id) { return s.name(id); };
+  const Matrix* matrix = &m;
   for (const auto& sp : slots) {
     const Slot& s = matrix->slot(sp.slot);
     const PhaseChoice& pre = sp.phase[0];
@@ -63,8 +97,14 @@ std::vector<std::string> Selection::flags() const {
   };
   if (request.deterministic) flag_only("deterministic");
   if (!radix_cache) flag_only("disable_radix_cache");
-  return out;
+  return settings;
 }
+
+}  // namespace
+
+std::vector<std::string> Selection::flags() const { return launch_settings(*this).flags; }
+
+std::vector<std::string> Selection::environment() const { return launch_settings(*this).environment; }
 
 std::string_view name_of(ChoiceOrigin o) {
   switch (o) {

@@ -263,6 +263,8 @@ std::string text_block(const CommandCheck* begin, const CommandCheck* end, const
     } else if (c.selection && c.selection->ok()) {
       out += fmt::format("    {}  {}\n", st.bold("runs "), one_line(plan_text(*c.selection)));
       out += fmt::format("    {}  {}\n", st.bold("flags"), one_line(join_words(c.selection->flags())));
+      if (const auto env = c.selection->environment(); !env.empty())
+        out += fmt::format("    {}  {}\n", st.bold("env  "), one_line(join_words(env)));
     } else if (!c.judged()) {
       out += fmt::format("    {}\n", st.yellow("not judged: attnsel has no data for a choice as written (see above)"));
     } else if (!c.selection) {

@@ -154,6 +154,8 @@ std::string render_text(const Selection& s, const RenderOptions& o) {
   }
   if (s.ok()) {
     out += fmt::format("\n{}\n  {}\n", st.bold("Launch flags"), shell_join(s.flags()));
+    // Settings this release reads from the environment instead of a flag: before the command.
+    for (const std::string& setting : s.environment()) out += fmt::format("  {}  (environment)\n", shell_join({setting}));
   }
   if (!s.errors.empty()) {
     out += fmt::format("\n{}\n", st.bold(st.red("Errors")));
@@ -292,6 +294,7 @@ json selection_json(const Selection& s) {
                     {"max_unreusable_tokens_per_prompt", s.page.max_unreusable_tokens()}};
     plan["radix_cache"] = s.radix_cache;
     plan["flags"] = s.flags();
+    plan["environment"] = s.environment();
   }
   j["plan"] = plan;
   j["errors"] = diags_json(s, s.errors);
@@ -363,7 +366,7 @@ std::string render_select_json(const std::vector<Selection>& plans, bool trace, 
   for (std::size_t i = 0; i < plans.size(); ++i) {
     const Selection& s = plans[i];
     ok = ok && s.ok();
-    same = same && s.ok() == plans[0].ok() && s.flags() == plans[0].flags();
+    same = same && s.ok() == plans[0].ok() && s.flags() == plans[0].flags() && s.environment() == plans[0].environment();
     json device = detail::selection_json(s);
     for (const char* key : {"errors", "warnings"})
       for (json d : device[key]) {
@@ -378,6 +381,7 @@ std::string render_select_json(const std::vector<Selection>& plans, bool trace, 
   const bool common = !plans.empty() && same;
   body["plan"] = common ? devices[0]["plan"] : json(nullptr);
   body["flags"] = common && plans[0].ok() ? json(plans[0].flags()) : json(nullptr);
+  body["environment"] = common && plans[0].ok() ? json(plans[0].environment()) : json(nullptr);
   body["errors"] = std::move(errors);
   body["warnings"] = std::move(warnings);
   body["devices"] = std::move(devices);
@@ -413,6 +417,8 @@ std::string render_markdown(const Selection& s) {
     out += "\n";
   }
   if (s.ok()) out += fmt::format("Launch flags: `{}`\n\n", markdown_cell(shell_join(s.flags())));
+  if (s.ok() && !s.environment().empty())
+    out += fmt::format("Environment: `{}`\n\n", markdown_cell(shell_join(s.environment())));
   const auto findings = [&](const char* title, const std::vector<Finding>& fs) {
     if (fs.empty()) return;
     out += fmt::format("**{}**\n\n", title);
