@@ -63,10 +63,15 @@ inline void read_selection(const Selection& selection, Verdict& v) {
 }
 
 // One backend under two names: the engine's (an alias in the matrix, "nsa") and attnsel's ("dsa").
+// vLLM's V1 backends of the v0.10-v0.11 era report get_name() with a "_VLLM_V1" suffix
+// ("FLASHMLA_SPARSE_VLLM_V1"): the name of the class that ran, which no user can choose, so the
+// unsuffixed name stands for it.
 inline bool same_backend(const Matrix& m, const std::string& engine, const std::string& ours) {
   if (engine == ours) return true;
-  const auto id = m.find_backend(engine, 0);
-  return id && m.backend(*id).name == ours;
+  if (const auto id = m.find_backend(engine, 0); id && m.backend(*id).name == ours) return true;
+  constexpr std::string_view kV1 = "_VLLM_V1";
+  return engine.size() > kV1.size() && engine.compare(engine.size() - kV1.size(), kV1.size(), kV1) == 0 &&
+         same_backend(m, engine.substr(0, engine.size() - kV1.size()), ours);
 }
 
 // The disagreement classes; "accepts-refused" is never allowed.
