@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <algorithm>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -651,6 +652,49 @@ TEST(CApiEngine, MatrixOfAnEngineAndARelease) {
   EXPECT_EQ(version, (*cpp)->info().version);
   EXPECT_NE(version, (*attnsel::builtin_matrix())->info().version);  // an older generation, not the newest
   attnsel_matrix_free(old);
+}
+
+// vLLM v0.11 names the backend only with VLLM_ATTENTION_BACKEND: the plan carries it as a setting,
+// not as a flag the release refuses; the newest release has the flag and no setting.
+TEST(CApiEngine, EnvironmentSettingsOfAnOlderRelease) {
+  for (const char* release : {"0.11.0", "0.27.0"}) {
+    attnsel_matrix* m = nullptr;
+    ASSERT_EQ(attnsel_matrix_load_engine("vllm", release, &m), ATTNSEL_OK) << attnsel_matrix_last_error(m);
+    attnsel_request* r = nullptr;
+    ASSERT_EQ(attnsel_request_new(m, &r), ATTNSEL_OK);
+    ASSERT_EQ(attnsel_request_set_gpu(r, "H100"), ATTNSEL_OK) << attnsel_request_last_error(r);
+    ASSERT_EQ(attnsel_request_set_model(r, "mha"), ATTNSEL_OK) << attnsel_request_last_error(r);
+    attnsel_result* result = nullptr;
+    ASSERT_EQ(attnsel_select(r, &result), ATTNSEL_OK) << attnsel_request_last_error(r);
+    size_t settings = 0, flags = 0;
+    ASSERT_EQ(attnsel_result_environment_count(result, &settings), ATTNSEL_OK);
+    ASSERT_EQ(attnsel_result_flag_count(result, &flags), ATTNSEL_OK);
+    std::vector<std::string> flag_list;
+    for (size_t i = 0; i < flags; ++i) {
+      const char* flag = nullptr;
+      ASSERT_EQ(attnsel_result_flag(result, i, &flag), ATTNSEL_OK);
+      flag_list.emplace_back(flag);
+    }
+    const bool has_flag = std::find(flag_list.begin(), flag_list.end(), "--attention-backend") != flag_list.end();
+    if (std::string(release) == "0.11.0") {
+      ASSERT_EQ(settings, 1u);
+      const char* setting = nullptr;
+      ASSERT_EQ(attnsel_result_environment(result, 0, &setting), ATTNSEL_OK);
+      EXPECT_STREQ(setting, "VLLM_ATTENTION_BACKEND=FLASH_ATTN");
+      EXPECT_FALSE(has_flag);
+      EXPECT_EQ(attnsel_result_environment(result, 1, &setting), ATTNSEL_ERR_OUT_OF_RANGE);
+      EXPECT_EQ(attnsel_result_environment(result, 0, nullptr), ATTNSEL_ERR_INVALID_ARGUMENT);
+    } else {
+      EXPECT_EQ(settings, 0u);
+      EXPECT_TRUE(has_flag);
+    }
+    EXPECT_EQ(attnsel_result_environment_count(result, nullptr), ATTNSEL_ERR_INVALID_ARGUMENT);
+    attnsel_result_free(result);
+    attnsel_request_free(r);
+    attnsel_matrix_free(m);
+  }
+  size_t n = 0;
+  EXPECT_EQ(attnsel_result_environment_count(nullptr, &n), ATTNSEL_ERR_INVALID_HANDLE);
 }
 
 TEST(CApiEngine, UnknownEnginesAndBadReleasesKeepTheirReason) {

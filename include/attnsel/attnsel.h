@@ -190,6 +190,10 @@ ATTNSEL_API attnsel_status attnsel_result_page_size(attnsel_result* result, int*
 /* The SGLang launch flags, one argv item each: "--attention-backend", "fa3", "--page-size", "1". */
 ATTNSEL_API attnsel_status attnsel_result_flag_count(attnsel_result* result, size_t* count);
 ATTNSEL_API attnsel_status attnsel_result_flag(attnsel_result* result, size_t index, const char** flag);
+/* NAME=VALUE settings the plan needs where its engine release reads a variable instead of a flag
+ * ("VLLM_ATTENTION_BACKEND=FLASH_ATTN" for vLLM v0.11-v0.12); none for most plans. */
+ATTNSEL_API attnsel_status attnsel_result_environment_count(attnsel_result* result, size_t* count);
+ATTNSEL_API attnsel_status attnsel_result_environment(attnsel_result* result, size_t index, const char** setting);
 ATTNSEL_API attnsel_status attnsel_result_diagnostic_count(attnsel_result* result, attnsel_diagnostic_kind kind,
                                                            size_t* count);
 /* The rule id ("cell.compute-capability"), the message and its upstream source; any of the

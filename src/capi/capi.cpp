@@ -77,6 +77,7 @@ struct attnsel_result {
   static constexpr HandleKind kind = HandleKind::result;
   Selection selection;
   std::vector<std::string> flags;
+  std::vector<std::string> environment;
   std::vector<Diagnostic> diagnostics[3];  // by attnsel_diagnostic_kind
   std::map<int, std::string> json;
   std::optional<std::string> text;
@@ -875,6 +876,7 @@ attnsel_status attnsel_select(attnsel_request* request, attnsel_result** out) {
     result->selection = std::move(*selection);
     const Selection& s = result->selection;
     result->flags = s.flags();
+    result->environment = s.environment();
     result->diagnostics[ATTNSEL_DIAGNOSTIC_ERROR] = s.describe(s.errors);
     result->diagnostics[ATTNSEL_DIAGNOSTIC_WARNING] = s.describe(s.warnings);
     result->diagnostics[ATTNSEL_DIAGNOSTIC_NOTE] = s.describe(s.notes);
@@ -937,6 +939,25 @@ attnsel_status attnsel_result_flag(attnsel_result* result, size_t index, const c
       return fail(result, ATTNSEL_ERR_OUT_OF_RANGE, "flag " + std::to_string(index) + ": the plan has " +
                                                         std::to_string(result->flags.size()));
     *flag = result->flags[index].c_str();
+    return ATTNSEL_OK;
+  });
+}
+
+attnsel_status attnsel_result_environment_count(attnsel_result* result, size_t* count) {
+  if (!live(result)) return ATTNSEL_ERR_INVALID_HANDLE;
+  if (count == nullptr) return fail(result, ATTNSEL_ERR_INVALID_ARGUMENT, "count: NULL");
+  *count = result->environment.size();
+  return ATTNSEL_OK;
+}
+
+attnsel_status attnsel_result_environment(attnsel_result* result, size_t index, const char** setting) {
+  if (!live(result)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(result, [&] {
+    if (setting == nullptr) return fail(result, ATTNSEL_ERR_INVALID_ARGUMENT, "setting: NULL");
+    if (index >= result->environment.size())
+      return fail(result, ATTNSEL_ERR_OUT_OF_RANGE, "setting " + std::to_string(index) + ": the plan has " +
+                                                        std::to_string(result->environment.size()));
+    *setting = result->environment[index].c_str();
     return ATTNSEL_OK;
   });
 }
