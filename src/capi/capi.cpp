@@ -924,42 +924,47 @@ attnsel_status attnsel_result_page_size(attnsel_result* result, int* page_size) 
   return ATTNSEL_OK;
 }
 
+namespace {
+
+// A result's list of strings (flags, environment settings): its length, and one item by index.
+attnsel_status list_count(attnsel_result* result, const std::vector<std::string>& list, size_t* count) {
+  if (count == nullptr) return fail(result, ATTNSEL_ERR_INVALID_ARGUMENT, "count: NULL");
+  *count = list.size();
+  return ATTNSEL_OK;
+}
+
+attnsel_status list_item(attnsel_result* result, const std::vector<std::string>& list, size_t index, const char** out,
+                         const char* what) {
+  return guarded(result, [&] {
+    if (out == nullptr) return fail(result, ATTNSEL_ERR_INVALID_ARGUMENT, std::string(what) + ": NULL");
+    if (index >= list.size())
+      return fail(result, ATTNSEL_ERR_OUT_OF_RANGE,
+                  std::string(what) + " " + std::to_string(index) + ": the plan has " + std::to_string(list.size()));
+    *out = list[index].c_str();
+    return ATTNSEL_OK;
+  });
+}
+
+}  // namespace
+
 attnsel_status attnsel_result_flag_count(attnsel_result* result, size_t* count) {
   if (!live(result)) return ATTNSEL_ERR_INVALID_HANDLE;
-  if (count == nullptr) return fail(result, ATTNSEL_ERR_INVALID_ARGUMENT, "count: NULL");
-  *count = result->flags.size();
-  return ATTNSEL_OK;
+  return list_count(result, result->flags, count);
 }
 
 attnsel_status attnsel_result_flag(attnsel_result* result, size_t index, const char** flag) {
   if (!live(result)) return ATTNSEL_ERR_INVALID_HANDLE;
-  return guarded(result, [&] {
-    if (flag == nullptr) return fail(result, ATTNSEL_ERR_INVALID_ARGUMENT, "flag: NULL");
-    if (index >= result->flags.size())
-      return fail(result, ATTNSEL_ERR_OUT_OF_RANGE, "flag " + std::to_string(index) + ": the plan has " +
-                                                        std::to_string(result->flags.size()));
-    *flag = result->flags[index].c_str();
-    return ATTNSEL_OK;
-  });
+  return list_item(result, result->flags, index, flag, "flag");
 }
 
 attnsel_status attnsel_result_environment_count(attnsel_result* result, size_t* count) {
   if (!live(result)) return ATTNSEL_ERR_INVALID_HANDLE;
-  if (count == nullptr) return fail(result, ATTNSEL_ERR_INVALID_ARGUMENT, "count: NULL");
-  *count = result->environment.size();
-  return ATTNSEL_OK;
+  return list_count(result, result->environment, count);
 }
 
 attnsel_status attnsel_result_environment(attnsel_result* result, size_t index, const char** setting) {
   if (!live(result)) return ATTNSEL_ERR_INVALID_HANDLE;
-  return guarded(result, [&] {
-    if (setting == nullptr) return fail(result, ATTNSEL_ERR_INVALID_ARGUMENT, "setting: NULL");
-    if (index >= result->environment.size())
-      return fail(result, ATTNSEL_ERR_OUT_OF_RANGE, "setting " + std::to_string(index) + ": the plan has " +
-                                                        std::to_string(result->environment.size()));
-    *setting = result->environment[index].c_str();
-    return ATTNSEL_OK;
-  });
+  return list_item(result, result->environment, index, setting, "setting");
 }
 
 attnsel_status attnsel_result_diagnostic_count(attnsel_result* result, attnsel_diagnostic_kind kind, size_t* count) {
