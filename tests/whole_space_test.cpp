@@ -1,6 +1,7 @@
 // The whole request space: automatic selection agrees with explicit validation on the built-in
 // matrix, and lint_matrix() catches matrices where it does not.
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -99,30 +100,53 @@ TEST(WholeSpace, BuiltinMatrixIsConsistent) {
 }
 
 // Every older SGLang generation (data/engines/<engine>/generations.json) is linted too: --sglang-version answers with
-// them, so they must be as consistent as the newest. The newest is the test above.
-TEST(WholeSpace, EveryGenerationIsConsistent) {
+// them, so they must be as consistent as the newest. The newest is the test above. One test per generation: ctest
+// runs them in parallel, and each stays well inside the per-test timeout under ASan, where the sweep is slowest.
+std::vector<std::string> older_sglang_generations() {
+  std::vector<std::string> files;
+  auto generations = builtin_generations();
+  if (!generations.ok()) return files;
+  for (const auto& g : *generations)
+    if (g.engine == "sglang") files.push_back(g.file);
+  if (!files.empty()) files.pop_back();  // the newest: BuiltinMatrixIsConsistent
+  return files;
+}
+
+TEST(WholeSpace, OlderGenerationsAreLinted) {
   auto generations = builtin_generations();
   ASSERT_TRUE(generations.ok()) << generations.error().describe();
-  std::vector<MatrixGeneration> sglang;
-  for (const auto& g : *generations)
-    if (g.engine == "sglang") sglang.push_back(g);
-  ASSERT_GE(sglang.size(), 2u);
-  sglang.pop_back();  // the newest: BuiltinMatrixIsConsistent
-  for (const auto& g : sglang) {
-    auto matrix = builtin_matrix_file(g.file);
-    ASSERT_TRUE(matrix.ok()) << g.file << ": " << matrix.error().describe();
-    LintOptions o;
-    o.explicit_probes = false;  // the sweep and its replays; the probes run on the newest
-    const LintReport r = lint_matrix(*matrix, *catalog(), o);
-    EXPECT_TRUE(r.consistent()) << g.file << ": " << r.inconsistencies() << " inconsistencies:" << problems(r);
-    if (g.file == "engines/sglang/matrix-0.5.12.json") {
-      // v0.5.12 keeps the FP4 (fp4_e2m1) plan rules that SGLang main dropped with the dtype.
-      const LintReport full = lint_matrix(*matrix, *catalog());
-      for (const char* id : {"fp4-kv-fa4-prefill-needs-other-decode", "fp4-kv-fa4-trtllm-mha"})
-        EXPECT_TRUE(std::binary_search(full.fired.begin(), full.fired.end(), id)) << id;
-    }
+  EXPECT_GE(older_sglang_generations().size(), 1u);
+}
+
+class EveryGeneration : public testing::TestWithParam<std::string> {};
+
+TEST_P(EveryGeneration, IsConsistent) {
+  const std::string& file = GetParam();
+  auto matrix = builtin_matrix_file(file);
+  ASSERT_TRUE(matrix.ok()) << file << ": " << matrix.error().describe();
+  LintOptions o;
+  o.explicit_probes = false;  // the sweep and its replays; the probes run on the newest
+  const LintReport r = lint_matrix(*matrix, *catalog(), o);
+  EXPECT_GT(r.configurations, 0u) << file;
+  EXPECT_TRUE(r.consistent()) << file << ": " << r.inconsistencies() << " inconsistencies:" << problems(r);
+  if (file == "engines/sglang/matrix-0.5.12.json") {
+    // v0.5.12 keeps the FP4 (fp4_e2m1) plan rules that SGLang main dropped with the dtype.
+    const LintReport full = lint_matrix(*matrix, *catalog());
+    for (const char* id : {"fp4-kv-fa4-prefill-needs-other-decode", "fp4-kv-fa4-trtllm-mha"})
+      EXPECT_TRUE(std::binary_search(full.fired.begin(), full.fired.end(), id)) << id;
   }
 }
+
+// "engines/sglang/matrix-0.5.12.json" -> "matrix_0_5_12": gtest names take letters, digits and '_'.
+std::string generation_test_name(const testing::TestParamInfo<std::string>& info) {
+  std::string name = info.param.substr(info.param.find_last_of('/') + 1);
+  if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0) name.resize(name.size() - 5);
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(WholeSpace, EveryGeneration, testing::ValuesIn(older_sglang_generations()), generation_test_name);
 
 TEST(WholeSpace, CatchesAPlanThatExplicitValidationRejects) {
   json m = sglang();
