@@ -84,7 +84,8 @@ TEST(Registry, PicksTheNewestGenerationNotNewerThanTheRelease) {
   EXPECT_EQ(file_of("0.5.12.post1"), "built-in:engines/sglang/matrix-0.5.12.json");
   EXPECT_EQ(file_of("0.5.13"), "built-in:engines/sglang/matrix-0.5.13.json");
   EXPECT_EQ(file_of("0.5.14"), "built-in:engines/sglang/matrix-0.5.14.json");
-  EXPECT_EQ(file_of("0.5.15.post1"), "built-in:engines/sglang/matrix-0.5.14.json");
+  EXPECT_EQ(file_of("0.5.14.post1"), "built-in:engines/sglang/matrix-0.5.14.json");
+  EXPECT_EQ(file_of("0.5.15.post1"), "built-in:engines/sglang/matrix-0.5.15.json");
   EXPECT_EQ(file_of("0.5.16"), "built-in:engines/sglang/matrix-0.5.16.json");
   EXPECT_EQ(file_of("0.5.17"), "built-in:engines/sglang/matrix-0.5.17.json");
   EXPECT_EQ(file_of("1.0"), "built-in:engines/sglang/matrix-0.5.17.json");

@@ -271,6 +271,38 @@ TEST_F(MinimalMatrixTest, BuiltinRulesHaveStableIds) {
   }
 }
 
+// One kind on one platform split by GPU: each cell names compute capability ranges no GPU falls in
+// twice (SGLang v0.5.12's FA4 pages at 128 only on SM90, at any size on SM100). The GPU picks its cell;
+// a GPU in neither gets the first, whose range check then rejects it.
+TEST(MatrixLoaderTest, CellsSplitByComputeCapability) {
+  std::ifstream in(kMatrices + "minimal.json");
+  json j = json::parse(in);
+  json& cells = j["backends"][0]["cells"];
+  cells[0]["compute_capability"] = {{"min", "9.0"}, {"max", "10.0"}};
+  cells[0]["page_size"] = {128};
+  json sm100 = cells[0];
+  sm100["compute_capability"] = {{"min", "10.0"}, {"max", "11.0"}};
+  sm100["page_size"] = "any";
+  cells.push_back(sm100);
+  auto m = load_matrix(j.dump(), "split.json");
+  ASSERT_TRUE(m.ok()) << m.error().describe();
+  const Backend& b = (*m)->backend(0);
+  ASSERT_EQ(b.cells.size(), 2u);
+  EXPECT_EQ((*m)->cell_for(0, AttentionKind::mha, Platform::cuda, Version{9, 0}), &b.cells[0]);
+  EXPECT_EQ((*m)->cell_for(0, AttentionKind::mha, Platform::cuda, Version{10, 0}), &b.cells[1]);
+  EXPECT_EQ((*m)->cell_for(0, AttentionKind::mha, Platform::cuda, Version{8, 0}), &b.cells[0]);
+  EXPECT_EQ((*m)->cell_for(0, AttentionKind::mha, Platform::cuda), &b.cells[0]);
+
+  // Ranges that share a GPU (9.5 up to 10.0 here) are still an overlap.
+  cells[1]["compute_capability"] = {{"min", "9.5"}, {"max", "11.0"}};
+  auto overlapping = load_matrix(j.dump(), "split.json");
+  ASSERT_FALSE(overlapping.ok());
+  EXPECT_NE(overlapping.error().message.find("share a GPU"), std::string::npos) << overlapping.error().message;
+  // So is a cell without a range beside one with a range.
+  cells[1].erase("compute_capability");
+  EXPECT_FALSE(load_matrix(j.dump(), "split.json").ok());
+}
+
 TEST(MatrixEnumNames, FeatureAndTopkSupport) {
   EXPECT_EQ(name_of(Feature::sliding_window), "sliding_window");
   EXPECT_EQ(name_of(Feature::attention_sinks), "attention_sinks");

@@ -210,14 +210,24 @@ TEST(RulePages, AMatrixRuleShowsEachWordingWithItsGenerationsAndCondition) {
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->origin, RuleOrigin::matrix);
   EXPECT_EQ(d->severity, Severity::warning);
-  ASSERT_FALSE(d->variants.empty());
-  const RuleVariant& v = d->variants.back();
-  EXPECT_EQ(v.engine, "sglang");
-  EXPECT_EQ(v.file, "data/engines/sglang/matrix-0.5.12.json");
-  EXPECT_NE(v.when.find("\"backend\":\"fa4\""), std::string::npos) << v.when;
-  EXPECT_EQ(v.effect, "{\"page_size\":128}");
+  // Two wordings: v0.5.12 to v0.5.14 (only --prefill-attention-backend fa4) and v0.5.15 on (any fa4 flag).
+  const auto variant = [&](const std::string& file) -> const RuleVariant* {
+    for (const RuleVariant& v : d->variants)
+      if (v.file == file) return &v;
+    return nullptr;
+  };
+  const RuleVariant* old = variant("data/engines/sglang/matrix-0.5.12.json");
+  ASSERT_NE(old, nullptr);
+  EXPECT_EQ(old->engine, "sglang");
+  EXPECT_NE(old->when.find("\"phase_flag\":true"), std::string::npos) << old->when;
+  EXPECT_EQ(old->effect, "{\"page_size\":128}");
+  EXPECT_NE(std::find(old->generations.begin(), old->generations.end(), "v0.5.14"), old->generations.end());
+  const RuleVariant* now = variant("data/engines/sglang/matrix-0.5.17.json");
+  ASSERT_NE(now, nullptr);
+  EXPECT_NE(now->when.find("\"backend\":\"fa4\""), std::string::npos) << now->when;
+  EXPECT_EQ(now->when.find("phase_flag"), std::string::npos) << now->when;
+  EXPECT_NE(now->source.find("overrides.py@"), std::string::npos) << "the upstream citation: " << now->source;
   EXPECT_NE(d->summary.find("SGLang silently changes --page-size X to 128"), std::string::npos) << d->summary;
-  EXPECT_NE(d->source.find("overrides.py@"), std::string::npos) << "the upstream citation: " << d->source;
 }
 
 TEST(RulePages, LookupIgnoresCaseAndSuggestsTheNearestIds) {

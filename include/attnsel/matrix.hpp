@@ -95,7 +95,7 @@ struct Condition {
     f_multimodal = 1u << 16, f_attention_sinks = 1u << 17, f_deterministic = 1u << 18, f_family = 1u << 19,
     f_spec_mode = 1u << 20, f_radix_cache = 1u << 21, f_kv_dtype_explicit = 1u << 22, f_dtype = 1u << 23,
     f_installed = 1u << 24, f_architecture = 1u << 25, f_kv_heads = 1u << 26, f_head_dim = 1u << 27,
-    f_config_has = 1u << 28, f_config_lacks = 1u << 29, f_kv_dtype_written = 1u << 30,
+    f_config_has = 1u << 28, f_config_lacks = 1u << 29, f_kv_dtype_written = 1u << 30, f_phase_flag = 1u << 31,
   };
   std::uint32_t fields = 0;  // which of the fields below are set (including nested ones, see uses())
 
@@ -111,6 +111,8 @@ struct Condition {
   bool hybrid = false, page_size_explicit = false, backend_explicit = false, sliding_window = false,
        multimodal = false, attention_sinks = false, deterministic = false, radix_cache = false,
        kv_dtype_explicit = false;
+  // The candidate was named with its phase's own flag (--prefill-attention-backend), not the slot's joint one.
+  bool phase_flag = false;
   Phase spec_mode = Phase::prefill;
   std::vector<std::string> family;
   std::vector<std::string> architecture;  // the model's architecture is one of these
@@ -303,7 +305,10 @@ class ATTNSEL_API Matrix {
   // The names valid in a slot, for error messages.
   std::vector<std::string> backend_names(SlotId slot) const;
   // The cell of a backend that covers a kind on a platform, or null.
-  const Cell* cell_for(BackendId id, AttentionKind kind, Platform platform) const;
+  // The cell for this kind and platform; where a backend has several (disjoint compute capability
+  // ranges), the one covering `cc`, else the first (whose range check then rejects the GPU).
+  const Cell* cell_for(BackendId id, AttentionKind kind, Platform platform,
+                       std::optional<ComputeCapability> cc = std::nullopt) const;
   const Rule* find_rule(std::string_view id) const;
 
   // Rules per scope and, for backend scope, per backend (rules naming no backend apply to all).

@@ -16,6 +16,7 @@ struct EvalContext {
   BackendId backend = kNoBackend;  // the candidate (backend scope) or the phase's backend (plan scope)
   int phase = -1;
   bool backend_explicit = false;
+  bool phase_flag = false;  // named with the phase's own flag, not the slot's joint one
   BackendId prefill = kNoBackend;  // plan scope
   BackendId decode = kNoBackend;
   bool radix_cache = true;

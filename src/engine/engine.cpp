@@ -127,7 +127,11 @@ class Engine {
 
   std::optional<Error> resolve_explicit() {
     explicit_.clear();
-    for (std::size_t i = 0; i < m_.slots().size(); ++i) explicit_.push_back({kNoBackend, kNoBackend});
+    phase_flag_.clear();
+    for (std::size_t i = 0; i < m_.slots().size(); ++i) {
+      explicit_.push_back({kNoBackend, kNoBackend});
+      phase_flag_.push_back({false, false});
+    }
     for (SlotId s = 0; s < m_.slots().size(); ++s) {
       const Slot& slot = m_.slot(s);
       const BackendChoice* choice = out_.request.choice_for(slot.name);
@@ -140,6 +144,7 @@ class Engine {
         if (!id) return unknown_backend(s, *name, by_phase[p]->has_value() ? (p == 0 ? slot.prefill_flag : slot.decode_flag)
                                                                           : slot.flag);
         explicit_[s][p] = *id;
+        phase_flag_[s][p] = by_phase[p]->has_value();
       }
     }
     return std::nullopt;
@@ -191,6 +196,7 @@ class Engine {
     ctx.backend = b;
     ctx.phase = phase;
     ctx.backend_explicit = explicit_[s][static_cast<std::size_t>(phase)] == b;
+    ctx.phase_flag = ctx.backend_explicit && phase_flag_[s][static_cast<std::size_t>(phase)];
     judge_into(v, b, phase, ctx);
     return v;
   }
@@ -206,7 +212,7 @@ class Engine {
         return;
       }
     }
-    const Cell* cell = m_.cell_for(b, req.model.kind, req.device.platform);
+    const Cell* cell = m_.cell_for(b, req.model.kind, req.device.platform, req.device.compute_capability);
     auto reject = [&](BuiltinRule check, int value = 0) {
       Finding f = finding(m_.builtin(check), Severity::error, b, phase);
       f.cell = cell;
@@ -544,6 +550,8 @@ class Engine {
     ctx.decode = out_.slots.front().phase[1].backend;
     ctx.phase = phase;
     ctx.backend = phase >= 0 ? out_.slots.front().phase[phase].backend : kNoBackend;
+    ctx.backend_explicit = phase >= 0 && out_.slots.front().phase[phase].origin == ChoiceOrigin::explicit_flag;
+    ctx.phase_flag = ctx.backend_explicit && phase_flag_[0][static_cast<std::size_t>(phase)];
     ctx.page_size = out_.page.page_size;
     return ctx;
   }
@@ -611,6 +619,7 @@ class Engine {
         ctx.backend = b;
         ctx.phase = p;
         ctx.backend_explicit = sp.phase[p].origin == ChoiceOrigin::explicit_flag;
+        ctx.phase_flag = ctx.backend_explicit && phase_flag_[sp.slot][static_cast<std::size_t>(p)];
         ctx.page_size_explicit = true;  // the plan states it on the command line
         judge_into(again, b, p, ctx);
         // The plan's size is not the user's: rewrites of it are plan facts (page.*), not warnings.
@@ -731,6 +740,7 @@ class Engine {
   detail::RejectionRules* rejections_;
   EvalContext base_;
   SmallVector<std::array<BackendId, kPhaseCount>, 4> explicit_;
+  SmallVector<std::array<bool, kPhaseCount>, 4> phase_flag_;  // explicit_ named with the phase's own flag
   VerdictTable verdicts_;
   std::array<const FeatureRule*, kFeatureCount> feature_rules_{};  // by Feature; null where the matrix has none
   static constexpr std::int8_t kUnknown = -1;

@@ -536,7 +536,7 @@ class Linter {
     std::vector<BackendId> out;
     for (BackendId b = 0; b < m_.backends().size(); ++b) {
       if (m_.backend(b).slot != s) continue;
-      const Cell* c = m_.cell_for(b, r.model.kind, r.device.platform);
+      const Cell* c = m_.cell_for(b, r.model.kind, r.device.platform, r.device.compute_capability);
       if (c && c->phases.contains(static_cast<Phase>(phase))) out.push_back(b);
     }
     return out;
@@ -597,7 +597,7 @@ class Linter {
       BackendChoice& choice = *choice_of(e, m_.slot(s).name);
       for (BackendId b = 0; b < m_.backends().size(); ++b) {
         if (m_.backend(b).slot != s) continue;
-        const Cell* cell = m_.cell_for(b, r.model.kind, r.device.platform);
+        const Cell* cell = m_.cell_for(b, r.model.kind, r.device.platform, r.device.compute_capability);
         if (!cell) continue;
         choice = given;  // only this backend is explicit
         for (int p = 0; p < kPhaseCount; ++p)

@@ -197,7 +197,7 @@ void io(A& a, Condition& c) {
          c.kv_dtype, c.dtype, c.installed, c.cc, c.cuda, c.topk, c.page_size, c.hybrid, c.page_size_explicit,
          c.backend_explicit, c.sliding_window, c.multimodal, c.attention_sinks, c.deterministic, c.radix_cache,
          c.kv_dtype_explicit, c.spec_mode, c.family, c.architecture, c.kv_heads, c.head_dim, c.config_has, c.config_lacks,
-         c.kv_dtype_written, c.all, c.any, c.none);
+         c.kv_dtype_written, c.phase_flag, c.all, c.any, c.none);
 }
 template <class A> void io(A& a, PageSupport& p) { fields(a, p.mode, p.sizes, p.multiple_of); }
 template <class A>

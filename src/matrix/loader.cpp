@@ -30,6 +30,18 @@ inline constexpr int kSchemaVersion = 1;
 inline constexpr int kMaxPageSize = 1 << 20;
 inline constexpr int kMaxTopk = 1 << 16;
 
+// Whether no compute capability falls in both lists of half-open ranges; an empty list covers every GPU.
+bool disjoint_cc(const std::vector<VersionRange>& a, const std::vector<VersionRange>& b) {
+  if (a.empty() || b.empty()) return false;
+  for (const auto& x : a)
+    for (const auto& y : b) {
+      const bool x_below_y = x.max && y.min && !(*y.min < *x.max);  // x ends at or before y starts
+      const bool y_below_x = y.max && x.min && !(*x.min < *y.max);
+      if (!x_below_y && !y_below_x) return false;
+    }
+  return true;
+}
+
 class MatrixBuilder {
  public:
   explicit MatrixBuilder(Matrix& m) : m_(m) {}
@@ -272,6 +284,7 @@ class MatrixBuilder {
       c.page_size_explicit = boolean(*v, r.child("page_size_explicit"));
     if (auto v = take("backend_explicit", Condition::f_backend_explicit))
       c.backend_explicit = boolean(*v, r.child("backend_explicit"));
+    if (auto v = take("phase_flag", Condition::f_phase_flag)) c.phase_flag = boolean(*v, r.child("phase_flag"));
     if (auto v = take("kv_dtype_explicit", Condition::f_kv_dtype_explicit))
       c.kv_dtype_explicit = boolean(*v, r.child("kv_dtype_explicit"));
     if (auto v = take("sliding_window", Condition::f_sliding_window)) c.sliding_window = boolean(*v, r.child("sliding_window"));
@@ -319,7 +332,8 @@ class MatrixBuilder {
     r.finish();
 
     const std::uint32_t used = c.uses();
-    const std::uint32_t candidate = Condition::f_backend | Condition::f_phase | Condition::f_backend_explicit;
+    const std::uint32_t candidate =
+        Condition::f_backend | Condition::f_phase | Condition::f_backend_explicit | Condition::f_phase_flag;
     // radix_cache is known in every scope: the user's flag after the request-scope rules so far
     // (plan rules may turn it off later, which only plan-scope conditions see).
     const std::uint32_t plan = Condition::f_prefill_backend | Condition::f_decode_backend | Condition::f_any_backend |
@@ -458,11 +472,15 @@ class MatrixBuilder {
       const json& cells = r.require("cells");
       if (!cells.is_array() || cells.empty()) fail(r.child("cells"), "expected a non-empty array of cells");
       for (std::size_t k = 0; k < cells.size(); ++k) b.cells.push_back(cell(cells[k], fmt::format("{}/{}", r.child("cells"), k), b.source));
-      // Two cells covering the same kind on the same platform would make the answer depend on order.
+      // Two cells covering the same kind on the same platform would make the answer depend on order,
+      // unless each names compute capability ranges and no GPU falls in both.
       for (std::size_t a = 0; a < b.cells.size(); ++a)
         for (std::size_t c = a + 1; c < b.cells.size(); ++c)
-          if ((b.cells[a].kinds.bits() & b.cells[c].kinds.bits()) && (b.cells[a].platforms.bits() & b.cells[c].platforms.bits()))
-            fail(b.cells[c].pointer, fmt::format("overlaps {} (same kind and platform)", b.cells[a].pointer));
+          if ((b.cells[a].kinds.bits() & b.cells[c].kinds.bits()) && (b.cells[a].platforms.bits() & b.cells[c].platforms.bits()) &&
+              !disjoint_cc(b.cells[a].compute_capability, b.cells[c].compute_capability))
+            fail(b.cells[c].pointer,
+                 fmt::format("overlaps {} (same kind and platform, and compute capability ranges that share a GPU)",
+                             b.cells[a].pointer));
       r.finish();
       m_.backends_.push_back(std::move(b));
     }
@@ -829,10 +847,18 @@ std::vector<std::string> Matrix::backend_names(SlotId slot) const {
   return out;
 }
 
-const Cell* Matrix::cell_for(BackendId id, AttentionKind kind, Platform platform) const {
-  for (const auto& c : backends_[id].cells)
-    if (c.kinds.contains(kind) && c.platforms.contains(platform)) return &c;
-  return nullptr;
+const Cell* Matrix::cell_for(BackendId id, AttentionKind kind, Platform platform,
+                             std::optional<ComputeCapability> cc) const {
+  const Cell* first = nullptr;
+  for (const auto& c : backends_[id].cells) {
+    if (!c.kinds.contains(kind) || !c.platforms.contains(platform)) continue;
+    if (!cc || c.compute_capability.empty()) return &c;
+    if (std::any_of(c.compute_capability.begin(), c.compute_capability.end(),
+                    [&](const VersionRange& r) { return r.contains(*cc); }))
+      return &c;
+    if (!first) first = &c;
+  }
+  return first;
 }
 
 const Rule* Matrix::find_rule(std::string_view id) const {

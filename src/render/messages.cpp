@@ -84,8 +84,15 @@ Diagnostic Selection::describe(const Finding& f) const {
       return fmt::format("{}", fmt::join(names, ", "));
     }
     if (rule == &m.builtin(BuiltinRule::head_size)) return detail::describe_int_match(c.head_sizes);
-    if (rule == &m.builtin(BuiltinRule::compute_capability) || rule == &m.builtin(BuiltinRule::unknown_device))
-      return detail::describe_cc_ranges(c.compute_capability);
+    if (rule == &m.builtin(BuiltinRule::compute_capability) || rule == &m.builtin(BuiltinRule::unknown_device)) {
+      // A backend may split one kind and platform into cells by GPU: name every range they cover.
+      std::vector<VersionRange> ranges;
+      if (f.backend != kNoBackend)
+        for (const Cell& other : m.backend(f.backend).cells)
+          if ((other.kinds.bits() & c.kinds.bits()) && (other.platforms.bits() & c.platforms.bits()))
+            ranges.insert(ranges.end(), other.compute_capability.begin(), other.compute_capability.end());
+      return detail::describe_cc_ranges(ranges.empty() ? c.compute_capability : ranges);
+    }
     if (rule == &m.builtin(BuiltinRule::cuda)) return c.min_cuda ? to_string(*c.min_cuda) : "any";
     if (rule == &m.builtin(BuiltinRule::phase)) return join_phases(c.phases);
     if (rule == &m.builtin(BuiltinRule::kv_dtype)) return join_kv_dtypes(c.kv_dtypes);
