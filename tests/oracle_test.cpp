@@ -174,6 +174,11 @@ TEST(Oracle, SglangAnswerSetsAgree) {
     const json header = json::parse(line);
     const std::string release = header.at("attnsel_release").get<std::string>();
     run.insert(header.at("release").get<std::string>());
+    // A generation that does not load (an edited overlay under ATTNSEL_MATRIX_DIR) is the failure to
+    // report, not one refusal per case.
+    const auto loaded = matrix_for(release);
+    ASSERT_TRUE(loaded) << set.filename().string() << ": the matrix of release " << release
+                        << " does not load: " << loaded.error().describe();
     Tally t;
     int failures_shown = 0;
     while (std::getline(in, line)) {
