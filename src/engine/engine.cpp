@@ -178,6 +178,8 @@ class Engine {
         if (!base_.kv_dtype_explicit) f.severity = Severity::info;
         base_.kv_dtype = *rule->set.kv_dtype;
       }
+      // The engine's own reading of the model: later rules, the slots and the cells see this kind.
+      if (rule->set.kind) out_.request.model.kind = *rule->set.kind;
       if (rule->set.disable_radix_cache) base_.radix_cache = false;
       add(f);
       out_.trace.push_back({TraceStep::Kind::request_rule, 0, -1, kNoBackend, &rule->info});

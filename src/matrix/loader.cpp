@@ -604,6 +604,13 @@ class MatrixBuilder {
       if (rule.scope != RuleScope::request) fail(r.child("kv_dtype"), "a kv_dtype rewrite needs scope \"request\"");
       e.kv_dtype = d;
     }
+    if (const json* k = r.get("kind")) {
+      std::string text = expect_string(*k, r.child("kind"));
+      auto kind = parse_kind(text);
+      if (!kind) fail(r.child("kind"), fmt::format("unknown value \"{}\"; valid: {}", text, kind_names()));
+      if (rule.scope != RuleScope::request) fail(r.child("kind"), "a kind change needs scope \"request\"");
+      e.kind = kind;
+    }
     if (const json* ig = r.get("ignored")) {
       if (!boolean(*ig, r.child("ignored"))) fail(r.child("ignored"), "only true is meaningful");
       if (rule.scope != RuleScope::backend || !(rule.when.fields & Condition::f_backend) ||
@@ -618,7 +625,7 @@ class MatrixBuilder {
       e.disable_radix_cache = true;
     }
     r.finish();
-    if (!e.any()) fail(ptr, "\"set\" needs at least one of page_size, backend, kv_dtype, radix_cache, ignored");
+    if (!e.any()) fail(ptr, "\"set\" needs at least one of page_size, backend, kv_dtype, radix_cache, ignored, kind");
     if (e.page_size && rule.scope != RuleScope::backend) fail(r.child("page_size"), "a page_size rewrite needs scope \"backend\"");
     return e;
   }
