@@ -303,6 +303,34 @@ TEST(MatrixLoaderTest, CellsSplitByComputeCapability) {
   EXPECT_FALSE(load_matrix(j.dump(), "split.json").ok());
 }
 
+// "set": {"kind": ...}: the engine runs the model as another attention kind; request scope only.
+TEST(MatrixLoaderTest, KindChangeIsARequestScopeEffect) {
+  std::ifstream in(kMatrices + "minimal.json");
+  const json base = json::parse(in);
+  json j = base;
+  j["rules"].push_back({{"id", "runs-as-mha"}, {"scope", "request"}, {"severity", "info"},
+                        {"when", {{"kind", "mla"}}}, {"set", {{"kind", "mha"}}},
+                        {"message", "runs as mha"}, {"source", "test"}});
+  auto m = load_matrix(j.dump(), "kind.json");
+  ASSERT_TRUE(m.ok()) << m.error().describe();
+  const Rule* r = (*m)->find_rule("runs-as-mha");
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->set.kind, std::optional<AttentionKind>(AttentionKind::mha));
+
+  j["rules"].back()["set"]["kind"] = "mqa";
+  auto unknown = load_matrix(j.dump(), "kind.json");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().message.find("valid: mha"), std::string::npos) << unknown.error().message;
+
+  j["rules"].back()["set"]["kind"] = "mha";
+  j["rules"].back()["scope"] = "backend";
+  j["rules"].back()["when"] = {{"backend", "triton"}};
+  auto backend_scope = load_matrix(j.dump(), "kind.json");
+  ASSERT_FALSE(backend_scope.ok());
+  EXPECT_NE(backend_scope.error().message.find("needs scope \"request\""), std::string::npos)
+      << backend_scope.error().message;
+}
+
 TEST(MatrixEnumNames, FeatureAndTopkSupport) {
   EXPECT_EQ(name_of(Feature::sliding_window), "sliding_window");
   EXPECT_EQ(name_of(Feature::attention_sinks), "attention_sinks");
