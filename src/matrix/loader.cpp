@@ -597,20 +597,18 @@ class MatrixBuilder {
         if (rule.when.backend.test(id)) slot = m_.backends_[id].slot;
       e.backend = backend_ref(text, r.child("backend"), slot);
     }
-    if (const json* k = r.get("kv_dtype")) {
-      std::string text = expect_string(*k, r.child("kv_dtype"));
-      auto d = parse_kv_dtype(text);
-      if (!d) fail(r.child("kv_dtype"), fmt::format("unknown value \"{}\"; valid: {}", text, kv_dtype_names()));
-      if (rule.scope != RuleScope::request) fail(r.child("kv_dtype"), "a kv_dtype rewrite needs scope \"request\"");
-      e.kv_dtype = d;
-    }
-    if (const json* k = r.get("kind")) {
-      std::string text = expect_string(*k, r.child("kind"));
-      auto kind = parse_kind(text);
-      if (!kind) fail(r.child("kind"), fmt::format("unknown value \"{}\"; valid: {}", text, kind_names()));
-      if (rule.scope != RuleScope::request) fail(r.child("kind"), "a kind change needs scope \"request\"");
-      e.kind = kind;
-    }
+    // A request-scope change of one enumerated value: the KV dtype, the attention kind.
+    const auto request_value = [&](const char* key, auto parse, std::string_view valid) {
+      const json* v = r.get(key);
+      if (!v) return decltype(parse(std::string_view{})){};
+      std::string text = expect_string(*v, r.child(key));
+      auto value = parse(text);
+      if (!value) fail(r.child(key), fmt::format("unknown value \"{}\"; valid: {}", text, valid));
+      if (rule.scope != RuleScope::request) fail(r.child(key), fmt::format("a {} change needs scope \"request\"", key));
+      return value;
+    };
+    e.kv_dtype = request_value("kv_dtype", parse_kv_dtype, kv_dtype_names());
+    e.kind = request_value("kind", parse_kind, kind_names());
     if (const json* ig = r.get("ignored")) {
       if (!boolean(*ig, r.child("ignored"))) fail(r.child("ignored"), "only true is meaningful");
       if (rule.scope != RuleScope::backend || !(rule.when.fields & Condition::f_backend) ||
