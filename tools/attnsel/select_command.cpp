@@ -29,7 +29,7 @@ struct SelectArgs {
   std::optional<std::string> gpu, cuda, model, platform;
   bool sliding_window = false, multimodal = false, sinks = false, strict = false;
   std::string prefer = "engine-default";
-  std::string dtype = "auto";
+  std::string dtype{name_of(ComputeDtype::auto_)};
   std::optional<std::string> installed;
   int device_index = 0;
   bool all_devices = false;
@@ -37,6 +37,17 @@ struct SelectArgs {
   MatrixChoice matrix;
   const CLI::App* app = nullptr;  // the engine's own flags are what it leaves unparsed
 };
+
+// A CLI check that accepts what the library's parser accepts and names the library's choices, so the
+// option and the library cannot disagree on a spelling.
+template <class Parse>
+CLI::Validator library_choice(Parse parse, std::string_view valid) {
+  return CLI::Validator(
+      [parse, valid](std::string& value) {
+        return parse(value) ? std::string() : fmt::format("'{}' is not one of: {}", value, valid);
+      },
+      "");
+}
 
 // attnsel's own options. The engine's launch flags (--attention-backend, --page-size, --tp ...)
 // are not declared here: they are parsed with the engine profile's grammar, as the engine would.
@@ -50,7 +61,7 @@ void add_select_options(CLI::App& app, SelectArgs& a) {
   app.add_flag("--multimodal", a.multimodal, "the model is multimodal");
   app.add_flag("--attention-sinks", a.sinks, "the model uses attention sinks (GPT-OSS)");
   app.add_option("--platform", a.platform, "cuda|rocm|npu|xpu|cpu|mps (default: from the GPU)")
-      ->check(CLI::IsMember({"cuda", "rocm", "npu", "xpu", "cpu", "mps"}));
+      ->check(library_choice(parse_platform, platform_names()));
   app.add_option("--prefer", a.prefer, "page-size preference: prefix-reuse|throughput (default: what the engine does)")
       ->check(CLI::IsMember({"prefix-reuse", "throughput", "engine-default", "sglang-default"}));
   app.add_flag("--strict", a.strict, "documented caveats (e.g. FlashMLA with FP8 KV) are errors");
@@ -58,7 +69,7 @@ void add_select_options(CLI::App& app, SelectArgs& a) {
   app.add_flag("--all-devices", a.all_devices, "plan for every probed GPU and say where the plans differ");
   a.matrix.add_options(app);
   app.add_option("--dtype", a.dtype, "the model's compute dtype: auto|fp16|bf16|fp32 (diffusion backends check it)")
-      ->check(CLI::IsMember({"auto", "fp16", "bf16", "fp32", "float16", "bfloat16", "float32"}));
+      ->check(library_choice(parse_compute_dtype, compute_dtype_names()));
   app.add_option("--installed", a.installed,
                  "optional Python packages present, comma-separated (e.g. sageattention,st_attn); detected with python3 when absent");
   a.format.add_options(app, {"text", "json", "markdown"});
