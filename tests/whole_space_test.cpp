@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnsel/lint.hpp"
+#include "support/sweep.hpp"
 
 namespace attnsel {
 namespace {
@@ -40,6 +41,19 @@ json rule(const std::string& id, const std::string& severity, json when, json se
   json r = {{"id", id}, {"severity", severity}, {"when", std::move(when)}, {"message", "test rule"}, {"source", "whole_space_test"}};
   if (!set.is_null()) r["set"] = std::move(set);
   return r;
+}
+
+// The space of a sweep under ATTNSEL_SWEEP=sample (the sanitizer presets; tests/support/sweep.hpp):
+// two CUDA versions that together name every architecture, the KV dtypes auto, fp8_e4m3 and
+// fp4_e2m1, the page sizes unset, 1 and 64. Consistency is judged configuration by configuration,
+// so a share of the space is judged as the whole is.
+LintOptions in_sweep_mode(LintOptions o, const std::string& what) {
+  if (sweep::mode() != sweep::Mode::sample) return o;
+  if (o.cuda_versions.size() > 1) o.cuda_versions = {"12.9", "13.0"};
+  o.kv_dtypes = {KvCacheDtype::auto_, KvCacheDtype::fp8_e4m3, KvCacheDtype::fp4_e2m1};
+  o.page_sizes = {std::nullopt, 1, 64};
+  std::cout << sweep::notice(what + ": CUDA 12.9 and 13.0, KV auto, fp8_e4m3 and fp4_e2m1, page unset, 1 and 64");
+  return o;
 }
 
 // A small space around Hopper and Ampere: enough to catch a broken rule quickly.
@@ -126,12 +140,13 @@ TEST_P(EveryGeneration, IsConsistent) {
   ASSERT_TRUE(matrix.ok()) << file << ": " << matrix.error().describe();
   LintOptions o;
   o.explicit_probes = false;  // the sweep and its replays; the probes run on the newest
+  o = in_sweep_mode(o, file);
   const LintReport r = lint_matrix(*matrix, *catalog(), o);
   EXPECT_GT(r.configurations, 0u) << file;
   EXPECT_TRUE(r.consistent()) << file << ": " << r.inconsistencies() << " inconsistencies:" << problems(r);
   if (file == "engines/sglang/matrix-0.5.12.json") {
     // v0.5.12 keeps the FP4 (fp4_e2m1) plan rules that SGLang main dropped with the dtype.
-    const LintReport full = lint_matrix(*matrix, *catalog());
+    const LintReport full = lint_matrix(*matrix, *catalog(), in_sweep_mode({}, file + " with the probes"));
     for (const char* id : {"fp4-kv-fa4-prefill-needs-other-decode", "fp4-kv-fa4-trtllm-mha"})
       EXPECT_TRUE(std::binary_search(full.fired.begin(), full.fired.end(), id)) << id;
   }
@@ -239,6 +254,7 @@ TEST(WholeSpace, ThreadsDoNotChangeTheReport) {
   LintOptions o;
   o.cuda_versions = {"12.9"};
   o.topks = {0, 1};
+  o = in_sweep_mode(o, "the threaded sweeps");
   auto generations = builtin_generations();
   ASSERT_TRUE(generations.ok());
   std::vector<std::string> engines;
