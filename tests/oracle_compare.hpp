@@ -87,8 +87,8 @@ inline std::string classify(const Matrix& m, const json& c, const Verdict& v) {
   return "";
 }
 
-// An allowlist entry matches a disagreement by release (or "*"), class, and any of the case's
-// fields it names (gpu, model, flags as one string, cuda, platform).
+// An allowlist entry matches a disagreement by release (or "*"), class, attnsel's rule (an id or a
+// list of ids), and any of the case's fields it names (gpu, model, flags as one string, cuda, platform).
 struct Allowed {
   json entry;
   int used = 0;
@@ -98,7 +98,10 @@ struct Allowed {
     if (std::find(releases.begin(), releases.end(), "*") == releases.end() &&
         std::find(releases.begin(), releases.end(), release) == releases.end())
       return false;
-    if (entry.contains("attnsel_rule") && entry["attnsel_rule"] != rule) return false;
+    if (entry.contains("attnsel_rule")) {  // one rule id, or a list of them
+      const json& want = entry["attnsel_rule"];
+      if (want.is_array() ? std::find(want.begin(), want.end(), rule) == want.end() : want != rule) return false;
+    }
     for (const char* key : {"gpu", "model", "cuda", "platform"}) {
       if (!entry.contains(key)) continue;
       const auto want = entry[key].get<std::vector<std::string>>();

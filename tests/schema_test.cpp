@@ -509,7 +509,8 @@ TEST_F(MatrixSchema, BadFixturesItAcceptsAreLoaderCrossChecks) {
       "overlapping_cells.json",      "preferred_page_size_not_allowed.json",
       "rewrite_cycle.json",          "rewrite_to_itself.json",  "rule_unknown_backend.json",
       "selection_backends_twice.json", "selection_unknown_backend.json", "selection_unknown_slot.json",
-      "unknown_slot_prefix.json",
+      "unknown_slot_prefix.json",    "only_with_unknown_slot.json", "only_with_later_slot.json",
+      "only_with_unknown_backend.json",
   };
   const std::string dir = std::string(ATTNSEL_TESTS_DIR) + "/fixtures/matrices/bad";
   if (!std::filesystem::is_directory(dir)) GTEST_SKIP() << dir << " is absent";

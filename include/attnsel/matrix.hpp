@@ -184,6 +184,10 @@ struct Slot {
   std::string decode_flag;        // e.g. --decode-attention-backend
   std::vector<std::string> flag_aliases;  // deprecated spellings still accepted (--nsa-prefill-backend)
   std::optional<BackendId> sglang_default;  // the value SGLang uses when the flag is absent (not auto-selected)
+  // Planned only while an earlier slot runs one of these backends in some phase (DSA's sparse
+  // sub-backends run inside the DSA attention backend alone); unset: whenever the model's kind has it.
+  std::optional<SlotId> only_with_slot;
+  std::vector<BackendId> only_with;
   std::string source;
 };
 
@@ -278,7 +282,7 @@ struct MatrixInfo {
 enum class BuiltinRule : std::uint8_t {
   kind, platform, compute_capability, cuda, phase, kv_dtype, page_size, speculative, unknown_device,  // a cell's columns
   dtype, requires_package, requires_unknown, head_size,
-  no_backend, default_fails, page_conflict, page_rewrite_conflict,
+  no_backend, default_fails, slot_unused, page_conflict, page_rewrite_conflict,
   config_unused, config_unknown_key, config_type, config_range, config_required,
   count
 };

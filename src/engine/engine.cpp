@@ -11,6 +11,9 @@
 #include <array>
 #include <memory>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "attnsel/selection.hpp"
 #include "core/suggest.hpp"
 #include "engine/condition.hpp"
@@ -110,8 +113,16 @@ class Engine {
   std::optional<Error> run() {
     if (auto err = resolve_explicit()) return err;
     apply_request_rules();
-    for (SlotId s = 0; s < m_.slots().size(); ++s)
-      if (m_.slot(s).kinds.contains(out_.request.model.kind)) choose(s);
+    planned_ = 0;
+    for (SlotId s = 0; s < m_.slots().size(); ++s) {
+      if (!m_.slot(s).kinds.contains(out_.request.model.kind)) continue;
+      if (!runs_with(s)) {
+        report_unused(s);
+        continue;
+      }
+      planned_ |= 1u << s;
+      choose(s);
+    }
     if (!out_.slots.empty()) {
       check_backend_config();
       plan_page_size();
@@ -123,6 +134,45 @@ class Engine {
   }
 
  private:
+  // ---- slots that run only inside another slot's backend ----
+
+  // Whether slot s runs with the plan so far: always, unless it runs only inside some backends of an
+  // earlier slot (Slot::only_with) and that slot runs none of them in any phase.
+  bool runs_with(SlotId s) const {
+    const Slot& slot = m_.slot(s);
+    if (!slot.only_with_slot) return true;
+    for (const SlotPlan& sp : out_.slots) {
+      if (sp.slot != *slot.only_with_slot) continue;
+      for (const PhaseChoice& c : sp.phase)
+        if (std::find(slot.only_with.begin(), slot.only_with.end(), c.backend) != slot.only_with.end()) return true;
+    }
+    return false;
+  }
+
+  // A backend named for a slot that does not run: SGLang runs it only inside the backends the slot runs
+  // with, which the user should know rather than believe it applied.
+  void report_unused(SlotId s) {
+    const Slot& slot = m_.slot(s);
+    std::string runs = "none";
+    for (const SlotPlan& sp : out_.slots)
+      if (slot.only_with_slot && sp.slot == *slot.only_with_slot) {
+        runs = m_.backend(sp.phase[0].backend != kNoBackend ? sp.phase[0].backend : sp.phase[1].backend).name;
+        if (sp.hybrid() && sp.phase[1].backend != kNoBackend) runs += "/" + m_.backend(sp.phase[1].backend).name;
+      }
+    std::vector<std::string> with;
+    for (BackendId b : slot.only_with) with.push_back(m_.backend(b).name);
+    for (int p = 0; p < kPhaseCount; ++p) {
+      const BackendId b = explicit_[s][static_cast<std::size_t>(p)];
+      if (b == kNoBackend) continue;
+      const RuleInfo& unused = m_.builtin(BuiltinRule::slot_unused);
+      Finding f = finding(unused, unused.severity, b, p);
+      const std::string& with_title = m_.slot(*slot.only_with_slot).title;
+      f.detail = fmt::format("the {} backends run only inside the {} backend {}, and this plan's {} backend is {}", slot.title,
+                             with_title, fmt::join(with, " or "), with_title, runs);
+      add_once(f);
+    }
+  }
+
   // ---- explicit names ----
 
   std::optional<Error> resolve_explicit() {
@@ -660,7 +710,7 @@ class Engine {
     }
     if (!judged_) return;
     for (BackendId b = 0; b < m_.backends().size(); ++b) {
-      if (!m_.slot(m_.backend(b).slot).kinds.contains(out_.request.model.kind)) continue;
+      if (!(planned_ & (1u << m_.backend(b).slot))) continue;
       bool is_chosen = std::any_of(chosen.begin(), chosen.end(), [&](const auto& c) { return c.first == b; });
       if (is_chosen) continue;
       Rejection r;
@@ -686,7 +736,7 @@ class Engine {
     const int context = rejections_->context(base_);  // judge() judges in base_, with the backend's own fields
     for (BackendId b = 0; b < m_.backends().size(); ++b) {
       const SlotId s = m_.backend(b).slot;
-      if (!m_.slot(s).kinds.contains(out_.request.model.kind)) continue;
+      if (!(planned_ & (1u << s))) continue;
       if (std::any_of(chosen.begin(), chosen.end(), [&](const auto& c) { return c.first == b; })) continue;
       for (int p = 0; p < kPhaseCount; ++p) {
         const Verdict* v = verdicts_.find(b, p);
@@ -743,6 +793,7 @@ class Engine {
   EvalContext base_;
   SmallVector<std::array<BackendId, kPhaseCount>, 4> explicit_;
   SmallVector<std::array<bool, kPhaseCount>, 4> phase_flag_;  // explicit_ named with the phase's own flag
+  std::uint32_t planned_ = 0;  // bit s: slot s is planned (its kind has it and it runs with the plan)
   VerdictTable verdicts_;
   std::array<const FeatureRule*, kFeatureCount> feature_rules_{};  // by Feature; null where the matrix has none
   static constexpr std::int8_t kUnknown = -1;

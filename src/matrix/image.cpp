@@ -208,7 +208,7 @@ void io(A& a, Cell& c) {
 template <class A>
 void io(A& a, Slot& s) {
   fields(a, s.name, s.title, s.kinds, s.joint, s.phased, s.flag, s.prefill_flag, s.decode_flag, s.flag_aliases,
-         s.sglang_default, s.source);
+         s.sglang_default, s.only_with_slot, s.only_with, s.source);
 }
 template <class A>
 void io(A& a, ConfigParam& p) {
@@ -297,7 +297,7 @@ ATTNSEL_IMAGE_FIELDS(IntMatch, 48);
 ATTNSEL_IMAGE_FIELDS(Condition, 568);
 ATTNSEL_IMAGE_FIELDS(PageSupport, 40);
 ATTNSEL_IMAGE_FIELDS(Cell, 288);
-ATTNSEL_IMAGE_FIELDS(Slot, 232);
+ATTNSEL_IMAGE_FIELDS(Slot, 256);
 ATTNSEL_IMAGE_FIELDS(ConfigParam, 136);
 ATTNSEL_IMAGE_FIELDS(Backend, 272);
 ATTNSEL_IMAGE_FIELDS(Effect, 20);

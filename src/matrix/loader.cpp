@@ -389,10 +389,34 @@ class MatrixBuilder {
       if (s.joint && s.flag.empty()) fail(r.pointer(), "a joint slot needs \"flag\" (it sets every phase)");
       s.flag_aliases = r.strings("flag_aliases");
       if (r.has("default")) pending_slot_defaults_.emplace_back(static_cast<SlotId>(m_.slots_.size()), r.string("default"), r.child("default"));
+      if (const json* with = r.get("only_with")) read_only_with(*with, r.child("only_with"), s);
       s.source = required_source(r);
       r.finish();
       m_.slots_.push_back(std::move(s));
     }
+  }
+
+  // "only_with": {"slot": "attention", "backends": ["dsa"]}: the slot is planned only while that
+  // earlier slot runs one of the backends (resolved once the backends are read).
+  void read_only_with(const json& j, const std::string& ptr, Slot& s) {
+    ObjectReader r(j, ptr);
+    const std::string name = r.string("slot");
+    const auto with = m_.find_slot(name);
+    if (!with) {
+      std::vector<std::string> earlier;
+      for (const auto& slot : m_.slots_) earlier.push_back(slot.name);
+      fail(r.child("slot"), fmt::format("\"{}\" is not an earlier slot (earlier: {})", detail::shorten(name, 64),
+                                        earlier.empty() ? std::string("none") : fmt::format("{}", fmt::join(earlier, ", "))));
+    }
+    s.only_with_slot = *with;
+    const json& backends = r.require("backends");
+    if (!backends.is_array() || backends.empty()) fail(r.child("backends"), "expected a non-empty array of backend names");
+    for (std::size_t i = 0; i < backends.size(); ++i) {
+      const std::string at = fmt::format("{}/{}", r.child("backends"), i);
+      if (!backends[i].is_string()) fail(at, "expected a backend name");
+      pending_only_with_.emplace_back(static_cast<SlotId>(m_.slots_.size()), backends[i].get<std::string>(), at);
+    }
+    r.finish();
   }
 
   Cell cell(const json& j, const std::string& ptr, const std::string& backend_source) {
@@ -485,6 +509,13 @@ class MatrixBuilder {
       m_.backends_.push_back(std::move(b));
     }
     for (const auto& [slot, name, p] : pending_slot_defaults_) m_.slots_[slot].sglang_default = backend_ref(name, p, slot);
+    for (const auto& [slot, name, p] : pending_only_with_) {
+      Slot& sl = m_.slots_[slot];
+      const BackendId id = backend_ref(name, p, sl.only_with_slot);
+      if (m_.backends_[id].slot != *sl.only_with_slot)
+        fail(p, fmt::format("\"{}\" is not a backend of slot \"{}\"", detail::shorten(name, 64), m_.slots_[*sl.only_with_slot].name));
+      if (std::find(sl.only_with.begin(), sl.only_with.end(), id) == sl.only_with.end()) sl.only_with.push_back(id);
+    }
   }
 
   // A backend's --attention-backend-config parameters.
@@ -745,6 +776,7 @@ class MatrixBuilder {
     add("select.default-fails", Severity::warning,
         fmt::format("{}'s automatic choice here is {{from}}, which cannot run this configuration (see rejected); the plan "
                     "uses {{to}} and passes it explicitly", engine));
+    add("select.slot-unused", Severity::warning, "{title} is not run: {detail}");
     add("page.conflict", Severity::error, "no single page size satisfies every chosen backend ({supported})");
     add("page.rewrite-conflict", Severity::error,
         fmt::format("{} would force page size {{from}} for one backend and {{to}} for another: they cannot run together", engine));
@@ -758,6 +790,7 @@ class MatrixBuilder {
 
   Matrix& m_;
   std::vector<std::tuple<SlotId, std::string, std::string>> pending_slot_defaults_;
+  std::vector<std::tuple<SlotId, std::string, std::string>> pending_only_with_;
 };
 
 // ---- Matrix members ----

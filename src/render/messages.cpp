@@ -45,6 +45,9 @@ Diagnostic Selection::describe(const Finding& f) const {
     if (f.cell && !f.cell->source.empty()) d.source = f.cell->source;
     else if (f.backend != kNoBackend && d.rule.rfind("config.", 0) == 0 && !matrix->backend(f.backend).config_source.empty())
       d.source = matrix->backend(f.backend).config_source;
+    // A slot that runs only inside other backends: the slot's own source says where.
+    else if (f.backend != kNoBackend && f.rule == &matrix->builtin(BuiltinRule::slot_unused))
+      d.source = matrix->slot(matrix->backend(f.backend).slot).source;
   }
   if (f.backend != kNoBackend) d.backend = name(f.backend);
   if (f.phase >= 0) d.phase = std::string(name_of(static_cast<Phase>(f.phase)));
