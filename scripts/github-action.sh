@@ -5,8 +5,8 @@
 #
 #   ATTNSEL_GPUS      target GPUs, comma-separated (required): sm90,sm100, H100, MI300X ...
 #   ATTNSEL_PATHS     files, directories and globs (** included), separated by spaces or newlines; default .
-#   ATTNSEL_RELEASE   the SGLang release to check against (--engine-version); default: what the files pin, else the newest
-#   ATTNSEL_ENGINE    the engine ATTNSEL_RELEASE is a release of: sglang (default); attnsel check takes no other yet
+#   ATTNSEL_RELEASE   the release of ATTNSEL_ENGINE's commands (--sglang-version, --vllm-version); default: what the files pin, else the newest
+#   ATTNSEL_ENGINE    the engine ATTNSEL_RELEASE is a release of: sglang (default) or vllm
 #   ATTNSEL_STRICT    true: warnings fail too (--strict)
 #   ATTNSEL_FORMAT    github (default), text, markdown or json: what the log shows
 #   ATTNSEL_BINARY    an attnsel binary to run
@@ -31,8 +31,9 @@ format=${ATTNSEL_FORMAT:-github}
 case "$format" in github | text | markdown | json) ;; *) die "format must be github, text, markdown or json, not '$format'" ;; esac
 case "${ATTNSEL_STRICT:-false}" in true | false | "") ;; *) die "strict must be true or false, not '${ATTNSEL_STRICT}'" ;; esac
 case "${ATTNSEL_ENGINE:-sglang}" in
-  sglang | "") ;;
-  *) die "attnsel check takes a release for SGLang commands only (other engines' commands are checked against their newest matrix); leave engine empty or sglang" ;;
+  sglang | "") release_flag=--sglang-version ;;
+  vllm) release_flag=--vllm-version ;;
+  *) die "engine is sglang or vllm (the engine whose commands the release is for), not '${ATTNSEL_ENGINE}'" ;;
 esac
 
 # The binary.
@@ -70,7 +71,7 @@ shopt -u nullglob globstar
 
 args=(check --gpu "$gpus")
 [[ "${ATTNSEL_STRICT:-false}" == true ]] && args+=(--strict)
-[[ -n "${ATTNSEL_RELEASE:-}" ]] && args+=(--engine-version "$ATTNSEL_RELEASE")
+[[ -n "${ATTNSEL_RELEASE:-}" ]] && args+=("$release_flag" "$ATTNSEL_RELEASE")
 if [[ -n "${ATTNSEL_ARGS:-}" ]]; then
   read -r -a extra <<<"$ATTNSEL_ARGS"
   args+=("${extra[@]}")

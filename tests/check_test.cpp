@@ -1487,6 +1487,33 @@ TEST_F(CheckCli, FilesAfterTheMarkerAreNeverOptions) {
   EXPECT_EQ(run("matrix --files x").code, 2);          // only check takes it
 }
 
+// --sglang-version and --vllm-version set the release of one engine's commands: a file launching
+// both judges each with its own, the SGLang matrix is not asked about a vLLM release, and a vLLM
+// release older than every vLLM matrix is judged against the oldest with its advisories
+// (check.release-older), not left unjudged. --engine-version (every engine) excludes them.
+TEST_F(CheckCli, PerEngineReleaseOptions) {
+  const std::string file = testing::TempDir() + "attnsel-two-engines.sh";
+  std::ofstream(file) << "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --attention-backend fa3\n"
+                         "vllm serve deepseek-ai/DeepSeek-V3 --kv-cache-dtype fp8\n";
+  CliRun r = run("check --gpu H100 --vllm-version 0.10.1 '" + file + "'");
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_FALSE(contains(r.err, "newer than any matrix")) << r.err;  // 0.10.1 is no SGLang release
+  EXPECT_TRUE(contains(r.out, "vllm release 0.10.1 is older than every matrix attnsel has")) << r.out;
+  EXPECT_TRUE(contains(r.out, "[check.release-older]")) << r.out;
+  EXPECT_TRUE(contains(r.out, "release 0.10.1 is affected (fixed in 0.10.2: upgrade)")) << r.out;
+  EXPECT_TRUE(contains(r.out, "[advisory.VLLM-ADV-0040]")) << r.out;
+  EXPECT_FALSE(contains(r.out, "check.not-modelled")) << r.out;
+  // From v0.10.2 FlashMLA takes the FP8 cache: the advisory is silent.
+  r = run("check --gpu H100 --vllm-version 0.10.2 '" + file + "'");
+  EXPECT_FALSE(contains(r.out, "VLLM-ADV-0040")) << r.out;
+  // The SGLang command keeps its own release.
+  r = run("check --gpu H100 --sglang-version 0.5.3 --vllm-version 0.15.0 --format json '" + file + "'");
+  EXPECT_TRUE(contains(r.out, "engines/sglang/matrix-0.5.3.json")) << r.out;
+  EXPECT_EQ(run("check --gpu H100 --engine-version 0.5.3 --vllm-version 0.15.0 '" + file + "'").code, 2);
+  EXPECT_EQ(run("check --gpu H100 --vllm-version 0.x '" + file + "'").code, 2);
+  std::remove(file.c_str());
+}
+
 // vLLM commands in deployment files: judged by the vLLM profile and matrix, for the release the
 // file's image tag or pinned install names (vllm/vllm-openai:v0.26.0). Those releases ignore
 // VLLM_ATTENTION_BACKEND: the backend it names is lost (an error), but vLLM starts with its own

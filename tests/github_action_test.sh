@@ -108,8 +108,9 @@ expect_eq "$code" 2 "no gpus"
 expect_in "$out" "::error title=attnsel action::the input gpus is required" "no gpus"
 run_action ATTNSEL_GPUS=sm90 ATTNSEL_BINARY="$tmp/none"
 expect_eq "$code" 2 "missing binary"
-run_action ATTNSEL_GPUS=sm90 ATTNSEL_ENGINE=vllm ATTNSEL_RELEASE=0.15.0 ATTNSEL_PATHS=deploy/good.sh
-expect_eq "$code" 2 "a release of another engine"
+run_action ATTNSEL_GPUS=sm90 ATTNSEL_ENGINE=tgi ATTNSEL_RELEASE=0.15.0 ATTNSEL_PATHS=deploy/good.sh
+expect_eq "$code" 2 "a release of an unknown engine"
+expect_in "$out" "engine is sglang or vllm" "a release of an unknown engine"
 run_action ATTNSEL_GPUS=sm99 ATTNSEL_PATHS=deploy/good.sh
 expect_eq "$code" 2 "unknown GPU"
 expect_eq "$(output exit-code)" 2 "exit-code output of a broken run"

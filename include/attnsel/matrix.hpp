@@ -367,6 +367,9 @@ ATTNSEL_API Result<std::vector<MatrixGeneration>> builtin_generations();
 // label "v0.5.3 to v0.5.9", else its `since`); nullopt for an engine without one. A release newer
 // than this is checked against the newest matrix, with a warning.
 ATTNSEL_API std::optional<ReleaseVersion> newest_known_release(std::string_view engine);
+// The oldest release a built-in generation of `engine` describes (its first `since`); nullopt for an
+// engine without one. A release older than this is judged against that generation, with a warning.
+ATTNSEL_API std::optional<ReleaseVersion> oldest_known_release(std::string_view engine);
 
 // The built-in matrix of an engine for a release: the newest generation not newer than `release`
 // (the newest of all without one). Unknown engines and releases older than every generation

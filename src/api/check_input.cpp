@@ -38,16 +38,6 @@ Diagnostic remark(Severity severity, std::string rule, std::string message, std:
   return d;
 }
 
-// The oldest release a built-in generation of `engine` describes.
-std::optional<ReleaseVersion> oldest_generation(const std::string& engine) {
-  auto generations = builtin_generations();
-  if (!generations) return std::nullopt;
-  std::optional<ReleaseVersion> oldest;
-  for (const MatrixGeneration& g : *generations)
-    if (g.engine == engine && (!oldest || g.since < *oldest)) oldest = g.since;
-  return oldest;
-}
-
 std::string hint_where(const std::string& file, const ContextHint& h) {
   return fmt::format("{}:{} ({}: {})", file, h.line, h.source, h.text);
 }
@@ -139,7 +129,7 @@ Result<CheckReport> check_input(const std::shared_ptr<const Matrix>& matrix, con
     // A release older than every generation is still judged, against the oldest matrix with a
     // warning: its launch grammar and its advisories apply, where refusing the release would leave
     // the command unjudged (issue 22).
-    const std::optional<ReleaseVersion> oldest = m ? std::nullopt : oldest_generation(engine);
+    const std::optional<ReleaseVersion> oldest = m ? std::nullopt : oldest_known_release(engine);
     const bool older = oldest && *release < *oldest;
     if (older) m = builtin_matrix(engine, *oldest);
     if (!m && !from) return m.error();

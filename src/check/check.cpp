@@ -1089,10 +1089,19 @@ std::vector<CommandCheck> check_command(const std::shared_ptr<const Matrix>& llm
     own->release = it != given.releases.end() ? std::optional<std::string>(it->second) : std::nullopt;
   }
   const CheckOptions& options = own ? *own : given;
+  // A release older than every generation of the command's engine is judged against the oldest, as
+  // check_input judges the matrix engine's (check.release-older): its grammar and advisories still apply.
+  std::optional<ReleaseVersion> judged_as_oldest;
   if (engine != llm_matrix->info().engine) {
     matrix = options.diffusion_matrix && options.diffusion_matrix->info().engine == engine ? options.diffusion_matrix : nullptr;
     if (!matrix) {
-      auto m = builtin_matrix(engine, options.release ? parse_release(*options.release) : std::nullopt);
+      const std::optional<ReleaseVersion> release = options.release ? parse_release(*options.release) : std::nullopt;
+      auto m = builtin_matrix(engine, release);
+      if (!m && release)
+        if (auto oldest = oldest_known_release(engine); oldest && *release < *oldest) {
+          m = builtin_matrix(engine, *oldest);
+          if (m) judged_as_oldest = oldest;
+        }
       if (m) matrix = *m;
     }
   }
@@ -1122,6 +1131,13 @@ std::vector<CommandCheck> check_command(const std::shared_ptr<const Matrix>& llm
     c.command = command;
     c.target = target;
     c.model = prep.request().model;
+    if (judged_as_oldest)
+      c.findings.push_back(command_finding(
+          "check.release-older", Severity::warning,
+          fmt::format("{} release {} is older than every matrix attnsel has (the oldest describes {}); the backends are "
+                      "judged against that one, the launch grammar and the advisories for {}",
+                      engine, *options.release, to_string(*judged_as_oldest), *options.release),
+          command.line));
     if (module_as_command(command))
       c.findings.push_back(command_finding(
           "check.module-as-command", Severity::warning,

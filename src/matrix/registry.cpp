@@ -166,6 +166,15 @@ Result<std::shared_ptr<const Matrix>> builtin_matrix(std::string_view engine, st
   return builtin_matrix_file(pick->file);
 }
 
+std::optional<ReleaseVersion> oldest_known_release(std::string_view engine) {
+  auto gens = builtin_generations();
+  if (!gens) return std::nullopt;
+  std::optional<ReleaseVersion> oldest;
+  for (const MatrixGeneration& g : *gens)
+    if (g.engine == engine && (!oldest || g.since < *oldest)) oldest = g.since;
+  return oldest;
+}
+
 std::optional<ReleaseVersion> newest_known_release(std::string_view engine) {
   auto gens = builtin_generations();
   if (!gens) return std::nullopt;

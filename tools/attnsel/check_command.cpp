@@ -45,6 +45,7 @@ namespace {
 
 struct CheckArgs {
   std::optional<std::string> gpu, cuda, model_kind, matrix, installed, stdin_filename, release;
+  std::optional<std::string> sglang_release, vllm_release;  // --sglang-version, --vllm-version: one engine's commands
   std::string unknown_model = "note";
   std::string format = "text";
   bool json = false;  // --json: --format json
@@ -203,8 +204,19 @@ int run_check(const CheckArgs& a, bool after_separator) {
   std::optional<std::string> gpu = a.gpu;
   if (!gpu)
     if (const char* env = std::getenv("ATTNSEL_GPU"); env && *env) gpu = env;
-  if (a.release && a.matrix)
-    throw Failure{kUsage, "--engine-version chooses a built-in matrix; it cannot be combined with --matrix"};
+  // --engine-version: the release of every command's engine; --sglang-version, --vllm-version: the
+  // release of that engine's commands only (a file may launch both).
+  std::map<std::string, std::string> named_releases;
+  for (const auto& [engine_name, value] : {std::pair{"sglang", &a.sglang_release}, std::pair{"vllm", &a.vllm_release}})
+    if (*value) {
+      if (!parse_release(**value))
+        throw Failure{kUsage, fmt::format("--{}-version: expected a release like 0.5.3, got '{}'", engine_name, **value)};
+      named_releases[engine_name] = **value;
+    }
+  if (a.release && !named_releases.empty())
+    throw Failure{kUsage, "--engine-version sets every engine's release; give it or --sglang-version/--vllm-version, not both"};
+  if ((a.release || !named_releases.empty()) && a.matrix)
+    throw Failure{kUsage, "--engine-version (--sglang-version, --vllm-version) chooses a built-in matrix; it cannot be combined with --matrix"};
   std::optional<ReleaseVersion> release;
   if (a.release) {
     release = parse_release(*a.release);
@@ -302,7 +314,7 @@ int run_check(const CheckArgs& a, bool after_separator) {
     problem(fmt::format("{}: names no GPU; its {} command{} not checked: pass --gpu", f->name, f->scan.commands.size(),
                         f->scan.commands.size() == 1 ? " was" : "s were"));
 
-  auto default_matrix = release ? std::shared_ptr<const Matrix>() : load_matrix_or_fail(a.matrix);
+  auto default_matrix = release || !named_releases.empty() ? std::shared_ptr<const Matrix>() : load_matrix_or_fail(a.matrix);
   const std::string engine = default_matrix ? default_matrix->info().engine : std::string();
   auto catalog = catalog_or_fail();
   std::map<std::string, std::vector<CheckTarget>> targets_by_list;
@@ -345,9 +357,20 @@ int run_check(const CheckArgs& a, bool after_separator) {
     release_engine.clear();
     other_releases.clear();
     std::optional<ReleaseVersion> r = release;
+    std::string flag = "--engine-version";  // what set r, when no file did
     const ContextHint* from = nullptr;
-    const std::string default_engine = default_matrix ? engine : std::string();
+    // The matrix engine: the default matrix's, or with named releases the built-in default's.
+    const std::string default_engine =
+        default_matrix ? engine : !named_releases.empty() ? (*builtin_matrix())->info().engine : std::string();
     const char* env_matrix = std::getenv("ATTNSEL_MATRIX");  // set but empty: not set, as load_matrix_or_fail reads it
+    if (!named_releases.empty()) {
+      // Each named release judges its own engine's commands; the matrix engine's comes first.
+      release_engine = default_engine;
+      if (auto it = named_releases.find(release_engine); it != named_releases.end()) {
+        r = parse_release(it->second);
+        flag = "--" + release_engine + "-version";
+      }
+    }
     if (!r && f && !a.matrix && !(env_matrix && *env_matrix)) {
       release_engine = default_engine.empty() ? (*builtin_matrix())->info().engine : default_engine;
       for (const ContextHint& h : releases_of_other_engines(f->scan.context.releases, release_engine)) {
@@ -357,6 +380,8 @@ int run_check(const CheckArgs& a, bool after_separator) {
                     << encode_value(h.value + " from " + hint_where(f->name, h), OutputChannel::terminal) << "\n";
       }
     }
+    for (const auto& [other, value] : named_releases)  // the flags win over the file's hints
+      if (other != release_engine) other_releases[other] = value;
     if (!r && f && !a.matrix && !(env_matrix && *env_matrix)) {
       for (const ContextHint& h : f->scan.context.releases) {
         if (!default_engine.empty() && h.engine != default_engine) continue;
@@ -377,13 +402,13 @@ int run_check(const CheckArgs& a, bool after_separator) {
     const std::string eng = default_engine.empty() ? (*builtin_matrix())->info().engine : default_engine;
     auto m = builtin_matrix(eng, *r);
     if (!m) {
-      if (!from) fail(m.error());  // names --engine-version itself
+      if (!from) fail(m.error());  // names the release flag itself
       warning(hint_where(f->name, *from) + ": " + m.error().message + "; checked against the newest matrix");
       unknown_releases.insert(key);
       return by_release[key] = default_matrix ? default_matrix : load_matrix_or_fail(a.matrix);
     }
     if (auto newest = newest_known_release(eng); newest && *newest < *r) {
-      warning("release " + key + (from ? " from " + hint_where(f->name, *from) : std::string(" (--engine-version)")) +
+      warning("release " + key + (from ? " from " + hint_where(f->name, *from) : " (" + flag + ")") +
               " is newer than any matrix attnsel knows (newest: " + to_string(*newest) + "); checked against the newest");
     } else if (from && a.format == "text" && !a.json && !a.quiet) {
       std::cerr << "attnsel: release " << encode_value(key + " from " + hint_where(f->name, *from), OutputChannel::terminal)
@@ -524,9 +549,11 @@ Command add_check_command(CLI::App& app) {
                   "a model attnsel cannot resolve is a note (default) or an error, for strict CI")
       ->check(CLI::IsMember({"note", "error"}));
   cmd->add_option("--matrix", args->matrix, "matrix JSON file (default: ATTNSEL_MATRIX, else the built-in one)");
-  cmd->add_option("--engine-version,--sglang-version,--vllm-version", args->release,
-                  "the engine release to check against, e.g. 0.5.3 (default: the release the file names in an image "
-                  "tag or a pinned pip install, else the newest matrix)");
+  cmd->add_option("--engine-version", args->release,
+                  "the engine release to check every command against, e.g. 0.5.3 (default: the release the file names "
+                  "in an image tag or a pinned pip install, else the newest matrix)");
+  cmd->add_option("--sglang-version", args->sglang_release, "the release of the SGLang commands only, e.g. 0.5.3");
+  cmd->add_option("--vllm-version", args->vllm_release, "the release of the vLLM commands only, e.g. 0.11.0");
   cmd->add_option("--stdin-filename", args->stdin_filename,
                   "the name standard input is reported under and read as (its format comes from the name)");
   cmd->add_option("--exclude", args->exclude,
