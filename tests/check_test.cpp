@@ -1511,6 +1511,12 @@ TEST_F(CheckCli, PerEngineReleaseOptions) {
   EXPECT_TRUE(contains(r.out, "engines/sglang/matrix-0.5.3.json")) << r.out;
   EXPECT_EQ(run("check --gpu H100 --engine-version 0.5.3 --vllm-version 0.15.0 '" + file + "'").code, 2);
   EXPECT_EQ(run("check --gpu H100 --vllm-version 0.x '" + file + "'").code, 2);
+  // An SGLang release older than every SGLang matrix: the oldest, with a warning, not a usage error.
+  r = run("check --gpu H100 --sglang-version 0.4.0 '" + file + "'");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_TRUE(contains(r.err, "release 0.4.0 (--sglang-version) is older than every matrix attnsel has (the oldest "
+                              "describes sglang from 0.4.6)"))
+      << r.err;
   std::remove(file.c_str());
 }
 

@@ -402,7 +402,21 @@ int run_check(const CheckArgs& a, bool after_separator) {
     const std::string eng = default_engine.empty() ? (*builtin_matrix())->info().engine : default_engine;
     auto m = builtin_matrix(eng, *r);
     if (!m) {
-      if (!from) fail(m.error());  // names the release flag itself
+      // Older than every generation: judged against the oldest, with the release's own grammar and
+      // advisories, as the library's check_input judges it (check.release-older).
+      if (auto oldest = oldest_known_release(eng); oldest && *r < *oldest)
+        if (auto first = builtin_matrix(eng, *oldest)) {
+          warning("release " + key + (from ? " from " + hint_where(f->name, *from) : " (" + flag + ")") +
+                  " is older than every matrix attnsel has (the oldest describes " + eng + " from " + to_string(*oldest) +
+                  "); the backends are judged against that one, the launch grammar and the advisories for " + key);
+          judged_release = key;
+          return by_release[key] = *first;
+        }
+      if (!from) {
+        Error e = m.error();
+        e.where = flag;  // the release flag the user wrote
+        fail(e);
+      }
       warning(hint_where(f->name, *from) + ": " + m.error().message + "; checked against the newest matrix");
       unknown_releases.insert(key);
       return by_release[key] = default_matrix ? default_matrix : load_matrix_or_fail(a.matrix);
