@@ -1514,8 +1514,8 @@ TEST_F(CheckCli, PerEngineReleaseOptions) {
   // An SGLang release older than every SGLang matrix: the oldest, with a warning, not a usage error.
   r = run("check --gpu H100 --sglang-version 0.4.0 '" + file + "'");
   EXPECT_EQ(r.code, 0) << r.out << r.err;
-  EXPECT_TRUE(contains(r.err, "release 0.4.0 (--sglang-version) is older than every matrix attnsel has (the oldest "
-                              "describes sglang from 0.4.6)"))
+  EXPECT_TRUE(contains(r.err, "sglang release 0.4.0 (--sglang-version) is older than every matrix attnsel has (the "
+                              "oldest describes 0.4.6)"))
       << r.err;
   std::remove(file.c_str());
 }

@@ -136,6 +136,10 @@ struct CommandCheck {
 // The releases a file names for engines other than `engine` (the one the file is judged for): the
 // first hint per engine that holds a release, its `value` the release ("0.13.0"). They fill
 // CheckOptions::releases, with release_engine = engine.
+// The message of rule check.release-older: `release` (of `engine`, given `where`: " (--engine-version)",
+// " from FILE:LINE (...)", or empty) is judged against the generation that begins at `oldest`.
+ATTNSEL_API std::string release_older_message(std::string_view engine, std::string_view release, std::string_view where,
+                                              const ReleaseVersion& oldest);
 ATTNSEL_API std::vector<ContextHint> releases_of_other_engines(const std::vector<ContextHint>& hints,
                                                                 const std::string& engine);
 

@@ -367,15 +367,21 @@ ATTNSEL_API Result<std::vector<MatrixGeneration>> builtin_generations();
 // label "v0.5.3 to v0.5.9", else its `since`); nullopt for an engine without one. A release newer
 // than this is checked against the newest matrix, with a warning.
 ATTNSEL_API std::optional<ReleaseVersion> newest_known_release(std::string_view engine);
-// The oldest release a built-in generation of `engine` describes (its first `since`); nullopt for an
-// engine without one. A release older than this is judged against that generation, with a warning.
-ATTNSEL_API std::optional<ReleaseVersion> oldest_known_release(std::string_view engine);
 
 // The built-in matrix of an engine for a release: the newest generation not newer than `release`
 // (the newest of all without one). Unknown engines and releases older than every generation
 // are errors (unknown_name / invalid_argument) that list what exists.
 ATTNSEL_API Result<std::shared_ptr<const Matrix>> builtin_matrix(std::string_view engine,
                                                                 std::optional<ReleaseVersion> release = std::nullopt);
+// The built-in matrix a check judges a release of `engine` against: builtin_matrix(engine, release),
+// except that a release older than every generation gets the oldest generation, with `oldest` set to
+// the first release it describes (rule check.release-older: the release's own launch grammar and
+// advisories still apply). Errors only as builtin_matrix() does for other reasons.
+struct JudgedMatrix {
+  std::shared_ptr<const Matrix> matrix;
+  std::optional<ReleaseVersion> oldest;  // set: the release predates every generation
+};
+ATTNSEL_API Result<JudgedMatrix> builtin_matrix_to_judge(std::string_view engine, const ReleaseVersion& release);
 // A built-in matrix file by name ("sglang-0.4.6.json"); cached, shared.
 ATTNSEL_API Result<std::shared_ptr<const Matrix>> builtin_matrix_file(std::string_view file);
 

@@ -125,24 +125,19 @@ Result<CheckReport> check_input(const std::shared_ptr<const Matrix>& matrix, con
   }
   if (release) {
     const std::string key = to_string(*release);
-    auto m = builtin_matrix(engine, *release);
     // A release older than every generation is still judged, against the oldest matrix with a
     // warning: its launch grammar and its advisories apply, where refusing the release would leave
     // the command unjudged (issue 22).
-    const std::optional<ReleaseVersion> oldest = m ? std::nullopt : oldest_known_release(engine);
-    const bool older = oldest && *release < *oldest;
-    if (older) m = builtin_matrix(engine, *oldest);
+    auto m = builtin_matrix_to_judge(engine, *release);
     if (!m && !from) return m.error();
-    if (m && older) {
-      judged = *m;
+    if (m && m->oldest) {
+      judged = m->matrix;
       report.release = key;
       options.release = key;
       report.remarks.push_back(remark(
           Severity::warning, "check.release-older",
-          fmt::format("release {}{} is older than every matrix attnsel has (the oldest describes {} from {}); the "
-                      "backends are judged against that one, the launch grammar and the advisories for {}",
-                      key, from ? " from " + hint_where(report.file, *from) : std::string(" (--engine-version)"),
-                      engine, to_string(*oldest), key),
+          release_older_message(engine, key, from ? " from " + hint_where(report.file, *from) : " (--engine-version)",
+                                *m->oldest),
           from ? from->source : std::string("--engine-version")));
     } else if (!m) {
       report.remarks.push_back(remark(Severity::warning, "check.release-unknown",
@@ -150,7 +145,7 @@ Result<CheckReport> check_input(const std::shared_ptr<const Matrix>& matrix, con
                                                   hint_where(report.file, *from), m.error().message),
                                       from->source));
     } else {
-      judged = *m;
+      judged = m->matrix;
       report.release = key;
       options.release = key;
       if (auto newest = newest_known_release(engine); newest && *newest < *release)

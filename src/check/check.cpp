@@ -1046,6 +1046,13 @@ bool module_as_command(const LaunchCommand& command) {
 
 }  // namespace
 
+std::string release_older_message(std::string_view engine, std::string_view release, std::string_view where,
+                                  const ReleaseVersion& oldest) {
+  return fmt::format("{} release {}{} is older than every matrix attnsel has (the oldest describes {}); the backends are "
+                     "judged against that one, the launch grammar and the advisories for {}",
+                     engine, release, where, to_string(oldest), release);
+}
+
 PreparedRequest prepare_request(const std::shared_ptr<const Matrix>& matrix, const EngineProfile& profile,
                                 const Grammar& grammar, const Catalog& catalog, const LaunchCommand& command,
                                 const CheckOptions& options) {
@@ -1094,15 +1101,14 @@ std::vector<CommandCheck> check_command(const std::shared_ptr<const Matrix>& llm
   std::optional<ReleaseVersion> judged_as_oldest;
   if (engine != llm_matrix->info().engine) {
     matrix = options.diffusion_matrix && options.diffusion_matrix->info().engine == engine ? options.diffusion_matrix : nullptr;
-    if (!matrix) {
-      const std::optional<ReleaseVersion> release = options.release ? parse_release(*options.release) : std::nullopt;
-      auto m = builtin_matrix(engine, release);
-      if (!m && release)
-        if (auto oldest = oldest_known_release(engine); oldest && *release < *oldest) {
-          m = builtin_matrix(engine, *oldest);
-          if (m) judged_as_oldest = oldest;
-        }
-      if (m) matrix = *m;
+    const std::optional<ReleaseVersion> release = options.release ? parse_release(*options.release) : std::nullopt;
+    if (!matrix && release) {
+      if (auto m = builtin_matrix_to_judge(engine, *release)) {
+        matrix = m->matrix;
+        judged_as_oldest = m->oldest;
+      }
+    } else if (!matrix) {
+      if (auto m = builtin_matrix(engine)) matrix = *m;
     }
   }
   // A handed-off command is read with the other engine's own grammar (its first launcher's).
@@ -1132,12 +1138,9 @@ std::vector<CommandCheck> check_command(const std::shared_ptr<const Matrix>& llm
     c.target = target;
     c.model = prep.request().model;
     if (judged_as_oldest)
-      c.findings.push_back(command_finding(
-          "check.release-older", Severity::warning,
-          fmt::format("{} release {} is older than every matrix attnsel has (the oldest describes {}); the backends are "
-                      "judged against that one, the launch grammar and the advisories for {}",
-                      engine, *options.release, to_string(*judged_as_oldest), *options.release),
-          command.line));
+      c.findings.push_back(command_finding("check.release-older", Severity::warning,
+                                           release_older_message(engine, *options.release, "", *judged_as_oldest),
+                                           command.line));
     if (module_as_command(command))
       c.findings.push_back(command_finding(
           "check.module-as-command", Severity::warning,

@@ -161,14 +161,15 @@ class Engine {
       }
     std::vector<std::string> with;
     for (BackendId b : slot.only_with) with.push_back(m_.backend(b).name);
+    const std::string& with_title = m_.slot(*slot.only_with_slot).title;
+    const std::string detail = fmt::format("the {} backends run only inside the {} backend {}, and this plan's {} backend is {}",
+                                           slot.title, with_title, fmt::join(with, " or "), with_title, runs);
+    const RuleInfo& unused = m_.builtin(BuiltinRule::slot_unused);
     for (int p = 0; p < kPhaseCount; ++p) {
       const BackendId b = explicit_[s][static_cast<std::size_t>(p)];
       if (b == kNoBackend) continue;
-      const RuleInfo& unused = m_.builtin(BuiltinRule::slot_unused);
       Finding f = finding(unused, unused.severity, b, p);
-      const std::string& with_title = m_.slot(*slot.only_with_slot).title;
-      f.detail = fmt::format("the {} backends run only inside the {} backend {}, and this plan's {} backend is {}", slot.title,
-                             with_title, fmt::join(with, " or "), with_title, runs);
+      f.detail = detail;
       add_once(f);
     }
   }

@@ -161,18 +161,24 @@ Result<std::shared_ptr<const Matrix>> builtin_matrix(std::string_view engine, st
     return Error{ErrorCode::invalid_argument,
                  fmt::format("{} {} is older than every matrix attnsel has (the oldest describes {} from {})", engine,
                              to_string(*release), engine, to_string(oldest->since)),
-                 // The option every engine shares (--sglang-version and --vllm-version are its aliases).
+                 // The option every engine shares; attnsel check names --sglang-version/--vllm-version instead
+                 // when one of them gave the release.
                  "--engine-version", {}, {}};
   return builtin_matrix_file(pick->file);
 }
 
-std::optional<ReleaseVersion> oldest_known_release(std::string_view engine) {
-  auto gens = builtin_generations();
-  if (!gens) return std::nullopt;
-  std::optional<ReleaseVersion> oldest;
-  for (const MatrixGeneration& g : *gens)
-    if (g.engine == engine && (!oldest || g.since < *oldest)) oldest = g.since;
-  return oldest;
+Result<JudgedMatrix> builtin_matrix_to_judge(std::string_view engine, const ReleaseVersion& release) {
+  if (auto m = builtin_matrix(engine, release)) return JudgedMatrix{*m, std::nullopt};
+  auto generations = builtin_generations();
+  if (!generations) return generations.error();
+  for (const auto& g : *generations)  // listed oldest first
+    if (g.engine == engine) {
+      if (!(release < g.since)) break;  // not older than every generation: builtin_matrix's error stands
+      auto oldest = builtin_matrix_file(g.file);
+      if (!oldest) return oldest.error();
+      return JudgedMatrix{*oldest, g.since};
+    }
+  return builtin_matrix(engine, release).error();
 }
 
 std::optional<ReleaseVersion> newest_known_release(std::string_view engine) {

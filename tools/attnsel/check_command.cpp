@@ -400,18 +400,15 @@ int run_check(const CheckArgs& a, bool after_separator) {
       return it->second;
     }
     const std::string eng = default_engine.empty() ? (*builtin_matrix())->info().engine : default_engine;
-    auto m = builtin_matrix(eng, *r);
+    // Older than every generation: judged against the oldest, with the release's own grammar and
+    // advisories, as the library's check_input judges it (check.release-older).
+    auto m = builtin_matrix_to_judge(eng, *r);
+    if (m && m->oldest) {
+      warning(release_older_message(eng, key, from ? " from " + hint_where(f->name, *from) : " (" + flag + ")", *m->oldest));
+      judged_release = key;
+      return by_release[key] = m->matrix;
+    }
     if (!m) {
-      // Older than every generation: judged against the oldest, with the release's own grammar and
-      // advisories, as the library's check_input judges it (check.release-older).
-      if (auto oldest = oldest_known_release(eng); oldest && *r < *oldest)
-        if (auto first = builtin_matrix(eng, *oldest)) {
-          warning("release " + key + (from ? " from " + hint_where(f->name, *from) : " (" + flag + ")") +
-                  " is older than every matrix attnsel has (the oldest describes " + eng + " from " + to_string(*oldest) +
-                  "); the backends are judged against that one, the launch grammar and the advisories for " + key);
-          judged_release = key;
-          return by_release[key] = *first;
-        }
       if (!from) {
         Error e = m.error();
         e.where = flag;  // the release flag the user wrote
@@ -429,7 +426,7 @@ int run_check(const CheckArgs& a, bool after_separator) {
                 << "\n";
     }
     judged_release = key;
-    return by_release[key] = *m;
+    return by_release[key] = m->matrix;
   };
 
   // Each command is judged, written and dropped: the output streams, and memory stays flat however
