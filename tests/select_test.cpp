@@ -40,7 +40,10 @@ Result<Request> request_for(const Catalog& catalog, const json& c) {
   auto device = resolve_device(catalog, spec);
   if (!device) return device.error();
   r.device = *device;
-  auto model = resolve_model(catalog, c["model"].get<std::string>());
+  // "model" is a name; "model_file" a config.json under tests/.
+  auto model = c.contains("model_file")
+                   ? resolve_model(catalog, std::string(ATTNSEL_TESTS_DIR) + "/" + c["model_file"].get<std::string>())
+                   : resolve_model(catalog, c["model"].get<std::string>());
   if (!model) return model.error();
   r.model = *model;
   r.model.sliding_window |= c.value("sliding_window", false);
@@ -48,12 +51,14 @@ Result<Request> request_for(const Catalog& catalog, const json& c) {
   if (c.contains("architecture")) r.model.architecture = c["architecture"].get<std::string>();
   if (c.contains("kv_heads")) r.model.num_key_value_heads = c["kv_heads"].get<int>();
   if (c.contains("head_dim")) r.model.head_dim = c["head_dim"].get<int>();
+  if (c.contains("mha_head_dim")) r.model.mha_head_dim = c["mha_head_dim"].get<int>();
   if (c.contains("num_heads")) r.model.num_attention_heads = c["num_heads"].get<int>();
   if (c.contains("qk_nope_head_dim")) r.model.qk_nope_head_dim = c["qk_nope_head_dim"].get<int>();
   r.model.attention_sinks |= c.value("sinks", false);
   if (c.contains("dtype")) r.dtype = *parse_compute_dtype(c["dtype"].get<std::string>());
   r.kv_cache_dtype = *parse_kv_dtype(c.value("kv", std::string("auto")));
   if (c.contains("page_size")) r.page_size = c["page_size"].get<int>();
+  r.tensor_parallel_size = c.value("tp", 1);
   r.speculative_topk = c.value("topk", 0);
   r.attention = {opt(c, "attention_backend"), opt(c, "prefill_backend"), opt(c, "decode_backend")};
   r.linear = {opt(c, "linear"), opt(c, "linear_prefill"), opt(c, "linear_decode")};

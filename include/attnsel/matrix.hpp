@@ -278,6 +278,20 @@ struct MatrixInfo {
   std::string extends;        // the file it extends, if any (after composition)
 };
 
+// How the engine sizes the attention block of a hybrid model (Mamba or gated-delta-net layers beside
+// attention) so that one block of the attention cache is at least one sequence's recurrent state:
+// the block becomes alignment x ceil(state bytes / (alignment x attention bytes per token)) when the
+// planned size is smaller (vLLM's HybridAttentionMambaModelConfig and, later,
+// Platform._align_hybrid_block_size). The matrix's "hybrid_page" object; absent: no such step.
+struct HybridPagePolicy {
+  int alignment = 16;                   // tokens: the raised block is a multiple of it
+  bool alignment_from_backend = false;  // the chosen backend's smallest kernel block, where its cell names one
+  bool align_to_block_size = false;     // the alignment is at least the planned block size
+  bool only_given_block_size = false;   // a block size the user did not give is left at the default
+  std::vector<std::string> float32_state_architectures;  // the SSM state kept in float32 unless told otherwise
+  RuleInfo info;                        // the note the plan carries when it raises the block ({from}, {to})
+};
+
 // The engine's own rules (Matrix::builtin).
 enum class BuiltinRule : std::uint8_t {
   kind, platform, compute_capability, cuda, phase, kv_dtype, page_size, speculative, unknown_device,  // a cell's columns
@@ -298,6 +312,7 @@ class ATTNSEL_API Matrix {
   // Null when the matrix declares no rule for the feature (then it is never checked).
   const FeatureRule* feature_rule(Feature f) const;
   int default_page_size() const { return default_page_size_; }
+  const std::optional<HybridPagePolicy>& hybrid_page() const { return hybrid_page_; }
   // Rules of the engine itself: a cell's columns (platform, compute capability, KV dtype ...) and
   // outcomes such as "no backend can run this", indexed by BuiltinRule.
   const RuleInfo& builtin(BuiltinRule r) const { return builtin_[static_cast<std::size_t>(r)]; }
@@ -332,6 +347,7 @@ class ATTNSEL_API Matrix {
   std::vector<FeatureRule> features_;
   std::optional<std::size_t> feature_index_[kFeatureCount];
   int default_page_size_ = 1;
+  std::optional<HybridPagePolicy> hybrid_page_;
   std::vector<RuleInfo> builtin_;
   std::vector<const Rule*> by_scope_[3];
   std::vector<std::vector<const Rule*>> by_backend_;

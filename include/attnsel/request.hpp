@@ -1,6 +1,7 @@
 // What the user asks for: a device, a model, and the launch options that matter to attention.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,6 +10,17 @@
 #include "attnsel/types.hpp"
 
 namespace attnsel {
+
+// The recurrent state of a hybrid model's Mamba or gated-delta-net layers, from its config.json: what
+// one sequence's state occupies, which vLLM fits into one attention block (the keys each model class
+// passes to vLLM's MambaStateShapeCalculator, vllm/model_executor/layers/mamba/mamba_utils.py).
+struct RecurrentState {
+  enum class Kind : std::uint8_t { mamba1, mamba2, gated_delta_net };
+  Kind kind = Kind::mamba2;
+  int conv_kernel = 0;
+  int intermediate_size = 0, n_groups = 0, num_heads = 0, head_dim = 0, state_size = 0;  // Mamba
+  int num_k_heads = 0, num_v_heads = 0, head_k_dim = 0, head_v_dim = 0;                  // gated delta net
+};
 
 // The attention-relevant traits of a model (from a kind name, the model-family table or a config.json).
 struct ModelTraits {
@@ -24,7 +36,11 @@ struct ModelTraits {
   // Rules may condition on them (a default that depends on the KV head count, a head-size limit).
   std::optional<int> num_attention_heads, num_key_value_heads, head_dim;
   std::optional<int> kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim;  // MLA
+  // The head size as standard attention sees it (head_dim, else hidden_size / heads): head_dim
+  // once an engine runs an MLA config as multi-head attention (vLLM and MiniCPM3).
+  std::optional<int> mha_head_dim;
   std::optional<int> index_topk;  // DeepSeek sparse attention
+  std::optional<RecurrentState> recurrent_state;  // hybrid Mamba/GDN models, from config.json
   std::string torch_dtype;        // "bfloat16" ... as the config writes it
   // The config.json keys present (not null), top level and text_config, sorted; absent when the
   // model did not come from a config.json (a kind or a model id): rules on them then do not apply.
@@ -65,6 +81,7 @@ struct Request {
   KvCacheDtype kv_cache_dtype = KvCacheDtype::auto_;
   std::string kv_cache_dtype_written;  // the engine's spelling of it as given ("fp8"); "" when not given
   std::optional<int> page_size;
+  int tensor_parallel_size = 1;  // heads and recurrent state per GPU
   int speculative_topk = 0;  // EAGLE --speculative-eagle-topk; 0 means no speculative decoding
   Phase speculative_attention_mode = Phase::prefill;
   BackendChoice attention;   // --attention-backend, --prefill-attention-backend, --decode-attention-backend

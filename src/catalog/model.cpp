@@ -40,6 +40,55 @@ std::optional<int> count(const json& j, const char* key) {
   return v > 0 && v < (1 << 24) ? std::optional<int>(static_cast<int>(v)) : std::nullopt;
 }
 
+// The recurrent state of a hybrid model, by the config.json keys its vLLM model class reads (each
+// class's get_mamba_state_shape_from_config @48ebd6f2f): gated delta net (Qwen3-Next, Qwen3.5:
+// linear_*), Mamba2 (NemotronH: mamba_num_heads x mamba_head_dim; FalconH1, Bamba, GraniteMoeHybrid:
+// mamba_n_heads, mamba_d_ssm else mamba_expand x hidden_size) and Mamba1 (Jamba). nullopt when the
+// config has none of these sets complete.
+std::optional<RecurrentState> read_recurrent_state(const json& text) {
+  auto all = [](std::initializer_list<std::optional<int>> v) {
+    return std::all_of(v.begin(), v.end(), [](const std::optional<int>& x) { return x.has_value(); });
+  };
+  // A product of two config fields, or nullopt past 2^30 (a hostile config never overflows).
+  auto product = [](std::optional<int> a, std::optional<int> b) -> std::optional<int> {
+    if (!a || !b || static_cast<long long>(*a) * *b > (1LL << 30)) return std::nullopt;
+    return *a * *b;
+  };
+  RecurrentState st;
+  if (auto kh = count(text, "linear_num_key_heads"), vh = count(text, "linear_num_value_heads"),
+      kd = count(text, "linear_key_head_dim"), vd = count(text, "linear_value_head_dim"),
+      ck = count(text, "linear_conv_kernel_dim");
+      all({kh, vh, kd, vd, ck})) {
+    st.kind = RecurrentState::Kind::gated_delta_net;
+    st.num_k_heads = *kh, st.num_v_heads = *vh, st.head_k_dim = *kd, st.head_v_dim = *vd, st.conv_kernel = *ck;
+    return st;
+  }
+  const std::optional<int> hidden = count(text, "hidden_size"), expand = count(text, "mamba_expand");
+  const std::optional<int> expanded = product(hidden, expand);
+  st.kind = RecurrentState::Kind::mamba2;
+  if (auto h = count(text, "mamba_num_heads"), d = count(text, "mamba_head_dim"), g = count(text, "n_groups"),
+      n = count(text, "ssm_state_size"), k = count(text, "conv_kernel");
+      all({h, d, g, n, k, product(h, d)})) {  // NemotronH
+    st.num_heads = *h, st.head_dim = *d, st.n_groups = *g, st.state_size = *n, st.conv_kernel = *k;
+    st.intermediate_size = *product(h, d);
+    return st;
+  }
+  const std::optional<int> state = count(text, "mamba_d_state"), conv = count(text, "mamba_d_conv");
+  if (auto h = count(text, "mamba_n_heads"), d = count(text, "mamba_d_head"), g = count(text, "mamba_n_groups"),
+      i = count(text, "mamba_d_ssm");
+      all({h, d, g, state, conv}) && (i || expanded)) {  // FalconH1, Bamba, GraniteMoeHybrid
+    st.num_heads = *h, st.head_dim = *d, st.n_groups = *g, st.state_size = *state, st.conv_kernel = *conv;
+    st.intermediate_size = i ? *i : *expanded;
+    return st;
+  }
+  if (all({state, conv, expanded}) && !count(text, "mamba_n_heads")) {  // Jamba
+    st.kind = RecurrentState::Kind::mamba1;
+    st.state_size = *state, st.conv_kernel = *conv, st.intermediate_size = *expanded;
+    return st;
+  }
+  return std::nullopt;
+}
+
 // The shape fields rules may condition on.
 void read_shape(const json& text, const json& cfg, ModelTraits& t) {
   t.num_attention_heads = count(text, "num_attention_heads");
@@ -53,6 +102,7 @@ void read_shape(const json& text, const json& cfg, ModelTraits& t) {
   // full-attention ones) need kernels for the larger; so does a family that fixes it.
   for (const std::optional<int>& other : {count(text, "global_head_dim"), family_head_dim})
     if (other && (!t.head_dim || *other > *t.head_dim)) t.head_dim = other;
+  t.mha_head_dim = t.head_dim;
   t.kv_lora_rank = count(text, "kv_lora_rank");
   t.qk_nope_head_dim = count(text, "qk_nope_head_dim");
   t.qk_rope_head_dim = count(text, "qk_rope_head_dim");
@@ -63,6 +113,7 @@ void read_shape(const json& text, const json& cfg, ModelTraits& t) {
       !count(text, "head_dim"))
     t.head_dim = *t.kv_lora_rank + t.qk_rope_head_dim.value_or(0);
   t.index_topk = count(text, "index_topk");
+  t.recurrent_state = read_recurrent_state(text);
   for (const json* j : {&text, &cfg})
     if (auto it = j->find("torch_dtype"); it != j->end() && it->is_string() && t.torch_dtype.empty())
       t.torch_dtype = it->get<std::string>().substr(0, 32);

@@ -669,9 +669,11 @@ class Preparation {
   // model config's same check). Known only when the model came with its config.json.
   void tensor_parallel() {
     const Value* v = usable("tp");
-    if (!v || !request_.model.num_attention_heads || profile_.tp_heads_source.empty()) return;
+    if (!v) return;
     const auto tp = parse_int(v->text);
     if (!tp || *tp < 1) return;
+    request_.tensor_parallel_size = *tp;  // heads and recurrent state per GPU (a hybrid model's block size)
+    if (!request_.model.num_attention_heads || profile_.tp_heads_source.empty()) return;
     const int heads = *request_.model.num_attention_heads;
     if (heads % *tp == 0) return;
     add("check.tp-heads", Severity::error,

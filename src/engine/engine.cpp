@@ -128,6 +128,7 @@ class Engine {
       plan_page_size();
       apply_plan_rules();
       revalidate_at_final_page();
+      align_hybrid_block();
       collect();
     }
     return std::nullopt;
@@ -229,13 +230,21 @@ class Engine {
         if (!base_.kv_dtype_explicit) f.severity = Severity::info;
         base_.kv_dtype = *rule->set.kv_dtype;
       }
-      // The engine's own reading of the model: later rules, the slots and the cells see this kind.
-      if (rule->set.kind) out_.request.model.kind = *rule->set.kind;
+      // The engine's own reading of the model: later rules, the slots and the cells see this kind,
+      // and an MLA config run as multi-head attention its standard head size, not the latent one.
+      if (rule->set.kind) set_model_kind(*rule->set.kind);
       if (rule->set.disable_radix_cache) base_.radix_cache = false;
       add(f);
       out_.trace.push_back({TraceStep::Kind::request_rule, 0, -1, kNoBackend, &rule->info});
     }
     out_.kv_cache_dtype = base_.kv_dtype;
+  }
+
+  void set_model_kind(AttentionKind kind) {
+    ModelTraits& model = out_.request.model;
+    const bool latent = model.kind == AttentionKind::mla || model.kind == AttentionKind::dsa;
+    if (latent && kind == AttentionKind::mha && model.mha_head_dim) model.head_dim = model.mha_head_dim;
+    model.kind = kind;
   }
 
   // ---- judging candidates ----
@@ -655,6 +664,30 @@ class Engine {
                                         m_.builtin(BuiltinRule::page_rewrite_conflict));
     for (const auto& f : findings) add(f);
     out_.trace.push_back({TraceStep::Kind::page, 0, -1, kNoBackend, out_.page.rewrite_rule});
+  }
+
+  // A hybrid model's attention block holds one sequence's recurrent state (matrix hybrid_page): the
+  // engine raises the block after choosing the backend, whatever its kernels' own block sizes (the
+  // kernels then run on sub-blocks), so the cells are not judged again at the raised size.
+  void align_hybrid_block() {
+    const auto& policy = m_.hybrid_page();
+    if (!policy || out_.slots.empty() || !out_.request.model.recurrent_state) return;
+    const BackendId attention = out_.slots.front().phase[0].backend;
+    if (attention == kNoBackend) return;
+    std::optional<int> kernel_alignment;
+    if (const Verdict* v = verdicts_.find(attention, 0); v && v->cell)
+      kernel_alignment = detail::smallest_kernel_block(v->cell->page_size);
+    const auto block = detail::hybrid_block_size(*policy, out_.request, base_.kv_dtype, out_.page.page_size,
+                                                 out_.request.page_size.has_value(), kernel_alignment);
+    if (!block) return;
+    Finding f = finding(policy->info, policy->info.severity);
+    f.from = out_.page.page_size;
+    f.to = *block;
+    f.values = Finding::Values::page_size;
+    add(f);
+    out_.page.page_size = *block;
+    out_.page.origin = PageOrigin::sglang_rewrite;
+    out_.page.rewrite_rule = &policy->info;
   }
 
   // A choice judged at the default page size may not hold at the planned one (topk > 1 at page 1 ...).

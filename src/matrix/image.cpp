@@ -229,6 +229,11 @@ void io(A& a, MatrixInfo& i) {
   fields(a, i.engine, i.title, i.version, i.engine_version, i.schema_version, i.paged_kv_cache, i.any_model,
          i.description, i.source, i.origin, i.extends);
 }
+template <class A>
+void io(A& a, HybridPagePolicy& p) {
+  fields(a, p.alignment, p.alignment_from_backend, p.align_to_block_size, p.only_given_block_size,
+         p.float32_state_architectures, p.info);
+}
 template <class A> void io(A& a, Matrix& m) { ImageCodec::matrix(a, m); }
 
 template <class A> void io(A& a, GpuArch& g) { fields(a, g.arch, g.platform, g.compute_capability, g.family, g.min_cuda, g.max_cuda, g.source); }
@@ -305,7 +310,8 @@ ATTNSEL_IMAGE_FIELDS(Rule, 768);
 ATTNSEL_IMAGE_FIELDS(SelectionEntry, 776);
 ATTNSEL_IMAGE_FIELDS(FeatureRule, 744);
 ATTNSEL_IMAGE_FIELDS(MatrixInfo, 264);
-ATTNSEL_IMAGE_FIELDS(Matrix, 576);
+ATTNSEL_IMAGE_FIELDS(Matrix, 784);
+ATTNSEL_IMAGE_FIELDS(HybridPagePolicy, 200);
 ATTNSEL_IMAGE_FIELDS(GpuArch, 136);
 ATTNSEL_IMAGE_FIELDS(GpuModel, 64);
 ATTNSEL_IMAGE_FIELDS(ModelFamily, 152);
@@ -649,7 +655,7 @@ template <class A>
 void ImageCodec::matrix(A& a, Matrix& m) {
   using image::fields;
   fields(a, m.info_, m.slots_, m.backends_, m.rules_, m.selection_, m.features_, m.feature_index_, m.default_page_size_,
-         m.builtin_);
+         m.hybrid_page_, m.builtin_);
   // The rule indexes point into rules_: stored as positions.
   auto rule_refs = [&](std::vector<const Rule*>& refs) {
     std::vector<std::uint32_t> positions;

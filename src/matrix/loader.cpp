@@ -359,11 +359,25 @@ class MatrixBuilder {
     m_.info_.source = required_source(r);
     if (const json* p = r.get("default_page_size")) m_.default_page_size_ = expect_int(*p, r.child("default_page_size"), 1, kMaxPageSize);
     m_.info_.paged_kv_cache = r.boolean("paged_kv_cache", true);
+    if (const json* h = r.get("hybrid_page")) read_hybrid_page(*h, r.child("hybrid_page"));
     if (auto models = r.optional_string("models")) {
       if (*models != "any") fail(r.child("models"), "the only value is \"any\" (the choice does not depend on the model)");
       m_.info_.any_model = true;
     }
     r.finish();
+  }
+
+  void read_hybrid_page(const json& j, const std::string& ptr) {
+    ObjectReader r(j, ptr);
+    HybridPagePolicy p;
+    p.info = rule_info(r, true);
+    if (const json* a = r.get("alignment")) p.alignment = expect_int(*a, r.child("alignment"), 1, kMaxPageSize);
+    p.alignment_from_backend = r.boolean("alignment_from_backend", false);
+    p.align_to_block_size = r.boolean("align_to_block_size", false);
+    p.only_given_block_size = r.boolean("only_given_block_size", false);
+    if (r.has("float32_state_architectures")) p.float32_state_architectures = r.strings("float32_state_architectures");
+    r.finish();
+    m_.hybrid_page_ = std::move(p);
   }
 
   void read_slots(const json& j, const std::string& ptr) {

@@ -99,4 +99,94 @@ PagePlan solve_page_plan(const PageInputs& inputs, std::optional<int> requested,
   return plan;
 }
 
+namespace {
+
+long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+
+// Bytes of one element of a dtype as config.json's torch_dtype writes it (bfloat16 when unsaid).
+int model_dtype_bytes(const std::string& torch_dtype) { return torch_dtype == "float32" ? 4 : 2; }
+
+// One token of one attention layer on one GPU: K and V of each KV head (vLLM's FullAttentionSpec
+// page_size_bytes with block_size 1; per-token-head quantisation adds a float32 scale for K and V
+// per head). nullopt for layouts attnsel does not size (FP4, int4, TurboQuant).
+std::optional<long long> attention_bytes_per_token(const Request& r, KvCacheDtype kv_dtype) {
+  const ModelTraits& m = r.model;
+  if (!m.head_dim || !m.num_key_value_heads) return std::nullopt;
+  const std::string& written = r.kv_cache_dtype_written;
+  int bytes = 0, scale = 0;
+  switch (kv_dtype) {
+    case KvCacheDtype::auto_: bytes = model_dtype_bytes(m.torch_dtype); break;
+    case KvCacheDtype::bf16:
+    case KvCacheDtype::fp16: bytes = 2; break;
+    case KvCacheDtype::fp32: bytes = 4; break;
+    case KvCacheDtype::fp8_e4m3:
+    case KvCacheDtype::fp8_e5m2: bytes = 1; break;
+    case KvCacheDtype::fp4_e2m1: return std::nullopt;
+  }
+  if (written.find("per_token_head") != std::string::npos) {
+    if (written.rfind("int4", 0) == 0) return std::nullopt;
+    bytes = 1, scale = 4;
+  } else if (written.rfind("turboquant", 0) == 0 || written.rfind("int", 0) == 0) {
+    return std::nullopt;
+  }
+  const long long kv_heads = std::max(1, *m.num_key_value_heads / std::max(1, r.tensor_parallel_size));
+  return 2 * kv_heads * (static_cast<long long>(*m.head_dim) * bytes + scale);
+}
+
+// One sequence's recurrent state on one GPU (vLLM's MambaStateShapeCalculator: the convolution state
+// (conv_kernel - 1) x its channels, and the SSM state; heads and channels split across the GPUs, Mamba2
+// groups replicated up to the tensor-parallel size when it does not divide them).
+long long recurrent_state_bytes(const RecurrentState& st, int tp, int conv_bytes, int ssm_bytes) {
+  const long long window = st.conv_kernel - 1;
+  switch (st.kind) {
+    case RecurrentState::Kind::gated_delta_net: {
+      const long long channels = (2LL * st.head_k_dim * st.num_k_heads + 1LL * st.head_v_dim * st.num_v_heads) / tp;
+      return window * channels * conv_bytes + 1LL * (st.num_v_heads / tp) * st.head_v_dim * st.head_k_dim * ssm_bytes;
+    }
+    case RecurrentState::Kind::mamba2: {
+      const long long groups = st.n_groups % tp == 0 ? st.n_groups : tp;
+      const long long channels = (st.intermediate_size + 2 * groups * st.state_size) / tp;
+      return window * channels * conv_bytes + 1LL * (st.num_heads / tp) * st.head_dim * st.state_size * ssm_bytes;
+    }
+    case RecurrentState::Kind::mamba1: {
+      const long long channels = st.intermediate_size / tp;
+      return window * channels * conv_bytes + channels * st.state_size * ssm_bytes;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::optional<int> smallest_kernel_block(const PageSupport& support) {
+  switch (support.mode) {
+    case PageMode::multiple: return support.multiple_of;
+    case PageMode::fixed:
+      if (!support.sizes.empty()) return *std::min_element(support.sizes.begin(), support.sizes.end());
+      return std::nullopt;
+    default: return std::nullopt;
+  }
+}
+
+std::optional<int> hybrid_block_size(const HybridPagePolicy& policy, const Request& request, KvCacheDtype kv_dtype,
+                                     int planned, bool planned_given, std::optional<int> kernel_alignment) {
+  const ModelTraits& m = request.model;
+  if (!m.recurrent_state || m.kind == AttentionKind::mla || m.kind == AttentionKind::dsa) return std::nullopt;
+  if (policy.only_given_block_size && !planned_given) return std::nullopt;
+  const int tp = std::max(1, request.tensor_parallel_size);
+  const auto attention = attention_bytes_per_token(request, kv_dtype);
+  if (!attention || *attention <= 0) return std::nullopt;
+  const int conv_bytes = model_dtype_bytes(m.torch_dtype);
+  const auto& f32 = policy.float32_state_architectures;
+  const bool f32_state = std::find(f32.begin(), f32.end(), m.architecture) != f32.end();
+  const long long state = recurrent_state_bytes(*m.recurrent_state, tp, conv_bytes, f32_state ? 4 : conv_bytes);
+  if (state <= 0) return std::nullopt;
+  long long alignment = policy.alignment;
+  if (policy.alignment_from_backend && kernel_alignment) alignment = *kernel_alignment;
+  if (policy.align_to_block_size) alignment = std::max<long long>(alignment, planned);
+  const long long block = alignment * ceil_div(state, alignment * *attention);
+  if (block <= planned || block > (1LL << 30)) return std::nullopt;
+  return static_cast<int>(block);
+}
+
 }  // namespace attnsel::detail

@@ -5,6 +5,8 @@
 #include <optional>
 #include <vector>
 
+#include "attnsel/matrix.hpp"
+#include "attnsel/request.hpp"
 #include "attnsel/selection.hpp"
 
 namespace attnsel::detail {
@@ -21,5 +23,16 @@ using PageInputs = SmallVector<PageInput, 6>;  // one per chosen backend and pha
 PagePlan solve_page_plan(const PageInputs& inputs, std::optional<int> requested, int default_page_size,
                          Preference prefer, std::vector<Finding>& findings, const RuleInfo& conflict_rule,
                          const RuleInfo& rewrite_conflict_rule);
+
+// The block a hybrid model runs with under the matrix's hybrid_page policy: at least `planned`, raised
+// to hold one sequence's recurrent state in one attention block; nullopt when the policy leaves the
+// plan alone (no recurrent state in the config, an MLA model, a KV dtype whose page attnsel cannot
+// size, a default block the release keeps). `kernel_alignment`: the chosen backend's smallest kernel
+// block, where its cell names one.
+std::optional<int> hybrid_block_size(const HybridPagePolicy& policy, const Request& request, KvCacheDtype kv_dtype,
+                                     int planned, bool planned_given, std::optional<int> kernel_alignment);
+
+// A backend's smallest kernel block: its multiple, or its smallest fixed size; nullopt for any size.
+std::optional<int> smallest_kernel_block(const PageSupport& support);
 
 }  // namespace attnsel::detail

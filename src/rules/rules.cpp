@@ -277,6 +277,7 @@ Result<std::map<std::string, std::vector<Occurrence>>> matrix_occurrences() {
     for (int f = 0; f < kFeatureCount; ++f)
       if (const FeatureRule* fr = m.feature_rule(static_cast<Feature>(f))) add(RuleOrigin::feature, fr->info, "features", false);
     for (const SelectionEntry& s : m.selection()) add(RuleOrigin::selection, s.info, "selection", false);
+    if (const auto& hybrid = m.hybrid_page()) add(RuleOrigin::matrix, hybrid->info, "matrix", false);
   }
   return by_id;
 }
