@@ -59,6 +59,10 @@ Result<Request> request_for(const Catalog& catalog, const json& c) {
   r.kv_cache_dtype = *parse_kv_dtype(c.value("kv", std::string("auto")));
   if (c.contains("page_size")) r.page_size = c["page_size"].get<int>();
   r.tensor_parallel_size = c.value("tp", 1);
+  if (c.contains("installed")) {
+    r.installed = c["installed"].get<std::vector<std::string>>();
+    r.installed_known = true;
+  }
   r.speculative_topk = c.value("topk", 0);
   r.attention = {opt(c, "attention_backend"), opt(c, "prefill_backend"), opt(c, "decode_backend")};
   r.linear = {opt(c, "linear"), opt(c, "linear_prefill"), opt(c, "linear_decode")};
