@@ -382,12 +382,50 @@ FileContext launch_detail::find_file_context(std::string_view text, const std::v
 
 namespace launch_detail {
 
+namespace {
+
+// The lines a command is written on: its first word's to its last argument's.
+std::pair<int, int> lines_of(const LaunchCommand& cmd) {
+  int last = cmd.line;
+  for (const int l : cmd.arg_lines) last = std::max(last, l);
+  return {cmd.line, last};
+}
+
+// The command whose lines hold a setting (`VAR=x cmd`, `env VAR=x cmd`, `docker run -e VAR=x`, a
+// container's env written between its command and args): the setting is that command's alone.
+// Null for a setting the file makes for other commands (`export`, Dockerfile ENV, a line of its own).
+const LaunchCommand* command_holding(const ContextHint& setting, const std::vector<LaunchCommand>& commands) {
+  const std::string_view t = setting.text;
+  if (starts_with(t, "export ") || starts_with(t, "ENV ") || starts_with(t, "ARG ")) return nullptr;
+  for (const LaunchCommand& cmd : commands) {
+    const auto [first, last] = lines_of(cmd);
+    if (cmd.file.empty() || setting.line < first || setting.line > last) continue;
+    return &cmd;
+  }
+  return nullptr;
+}
+
+// Whether a setting reaches a command: one on the command's own lines only that command (`owner`),
+// a shell `export` the commands from its line on, any other (YAML env, compose environment, ENV)
+// every command of its engine in the file.
+bool reaches(const ContextHint& setting, const LaunchCommand* owner, const LaunchCommand& cmd) {
+  if (setting.engine != cmd.engine) return false;
+  if (owner) return owner == &cmd;
+  return !starts_with(setting.text, "export ") || cmd.line >= setting.line;
+}
+
+}  // namespace
+
 void add_command_context(std::vector<LaunchCommand>& commands, const std::vector<Launcher>& launchers,
                          FileContext& context) {
   (void)launchers;
+  std::vector<const LaunchCommand*> owners;  // per setting: the one command it belongs to, or null
+  for (const ContextHint& e : context.environment) owners.push_back(command_holding(e, commands));
   for (LaunchCommand& cmd : commands) {
-    for (const ContextHint& e : context.environment)
-      if (e.engine == cmd.engine) cmd.environment.push_back({e.source, e.value, e.line});
+    for (std::size_t k = 0; k < context.environment.size(); ++k) {
+      const ContextHint& e = context.environment[k];
+      if (reaches(e, owners[k], cmd)) cmd.environment.push_back({e.source, e.value, e.line});
+    }
     // The arguments as the command's engine reads them: its model flag, or the positional MODEL.
     auto profile = builtin_profile(cmd.engine.empty() ? "sglang" : cmd.engine);
     const Grammar* grammar = profile ? (*profile)->grammar(cmd.grammar) : nullptr;

@@ -4,6 +4,8 @@
 #include "check/launcher_match.hpp"
 #include "core/yaml_load.hpp"
 
+#include <map>
+
 #if defined(ATTNSEL_WITH_YAML) && ATTNSEL_WITH_YAML
 #include <yaml-cpp/yaml.h>
 #define ATTNSEL_LAUNCH_YAML 1
@@ -32,6 +34,17 @@ class YamlScanner {
 
   // Reports invalid YAML to the sink when `report` is set.
   void run(bool report) {
+    // envFrom may name a ConfigMap written further down: the file's ConfigMaps are read first.
+    if (file_.text.find("envFrom") != npos) {
+      reading_config_maps_ = true;
+      each_document(/*report=*/false);
+      reading_config_maps_ = false;
+    }
+    each_document(report);
+  }
+
+ private:
+  void each_document(bool report) {
     // One document at a time: yaml-cpp 0.7's LoadAll loops forever on some invalid input (","),
     // jbeder/yaml-cpp#1040, fixed upstream by #1319 (2024, after 0.8.0); Load is not affected.
     const std::vector<PhysicalLine> lines = split_lines(file_.text);
@@ -46,7 +59,6 @@ class YamlScanner {
     }
   }
 
- private:
   bool load(std::size_t begin, std::size_t end, bool report) {
     const std::string_view doc = std::string_view(file_.text).substr(begin, end - begin);
     bool content = false;  // a part with only comments and directives is not a document
@@ -64,7 +76,12 @@ class YamlScanner {
       return !report;
     }
     try {
-      walk(YAML::Load(std::string(doc)), 0);
+      const YAML::Node root = YAML::Load(std::string(doc));
+      if (reading_config_maps_) {
+        collect_config_map(root);
+      } else {
+        walk(root, 0);
+      }
     } catch (const YAML::Exception& e) {
       if (!report) return true;
       if (e.mark.is_null()) {
@@ -93,25 +110,30 @@ class YamlScanner {
     if (!node.IsDefined() || node.IsNull()) return argv;
     if (node.IsSequence()) {
       for (const YAML::Node& item : node) {
+        if (!item.IsScalar()) continue;
         // $(VAR) (Kubernetes), ${VAR} and $VAR (compose), a Helm value: filled in before the program
         // runs. Kubernetes leaves $VAR and ${VAR} alone: the program receives them as written.
         // (A Helm template's {{ ... }} reaches here as ${...}: a value too.)
-        const std::string& t = item.Scalar();
-        const bool filled = compose_ ? t.find('$') != npos : t.find("$(") != npos || (helm_ && t.find("${") != npos);
+        bool from_env = false;
+        const std::string t = compose_ ? item.Scalar() : container_env_filled(item.Scalar(), from_env);
+        const bool filled =
+            from_env || (compose_ ? t.find('$') != npos : t.find("$(") != npos || (helm_ && t.find("${") != npos));
         const WordShape shape = filled ? WordShape::value : WordShape::literal;
-        if (item.IsScalar()) argv.push_back(ArgWord{item.Scalar(), line_of(item), pos_of(item), placeholder_shape(item.Scalar(), shape)});
+        argv.push_back(ArgWord{t, line_of(item), pos_of(item), placeholder_shape(t, shape)});
       }
     } else if (node.IsScalar()) {
-      const Lexed lexed = lex_shell(node.Scalar());
+      bool from_env = false;
+      const std::string script = compose_ ? node.Scalar() : container_env_filled(node.Scalar(), from_env);
+      const Lexed lexed = lex_shell(script);
       if (!lexed.error.empty()) {
-        if (sink_.mentions_launcher(node.Scalar())) sink_.fail(lexed.error + " in a YAML command string", line_of(node));
+        if (sink_.mentions_launcher(script)) sink_.fail(lexed.error + " in a YAML command string", line_of(node));
         return argv;
       }
       Locator locate(&file_, pos_of(node), line_of(node));
       for (const SimpleCommand& command : lexed.commands) {
         for (const Word& w : command) {
           ArgWord a = locate.next(w.text);
-          a.shape = placeholder_shape(w.text, w.shape);
+          a.shape = placeholder_shape(w.text, from_env ? widen(w.shape, WordShape::value) : w.shape);
           argv.push_back(std::move(a));
         }
       }
@@ -119,9 +141,56 @@ class YamlScanner {
     return argv;
   }
 
+  // A container's command or args as Kubernetes passes them: each $(NAME) the container's env (or
+  // a ConfigMap of this file it takes with envFrom) sets becomes its value, $$ is a literal $, and
+  // any other $(NAME) stays as written. `filled` is set when a value came from the env.
+  std::string container_env_filled(const std::string& text, bool& filled) const {
+    if (text.find("$(") == npos) return text;
+    std::string out;
+    for (std::size_t i = 0; i < text.size();) {
+      if (text.compare(i, 2, "$$") == 0) {
+        out += '$';
+        i += 2;
+        continue;
+      }
+      const std::size_t close = text.compare(i, 2, "$(") == 0 ? text.find(')', i + 2) : npos;
+      const std::string* value = close == npos ? nullptr : env_value(std::string_view(text).substr(i + 2, close - i - 2));
+      if (!value || out.size() + value->size() > kMaxFilledBytes) {
+        out += text[i++];
+        continue;
+      }
+      out += *value;
+      filled = true;
+      i = close + 1;
+    }
+    return out;
+  }
+
+  // The value the innermost env being walked gives NAME; null when none does.
+  const std::string* env_value(std::string_view name) const {
+    for (auto it = env_.rbegin(); it != env_.rend(); ++it)
+      if (it->first == name) return &it->second;
+    return nullptr;
+  }
+
+  // A ConfigMap's data, by its name, for the containers that take it with envFrom.
+  void collect_config_map(const YAML::Node& root) {
+    if (!root.IsMap() || !root["kind"].IsDefined() || !root["kind"].IsScalar() || root["kind"].Scalar() != "ConfigMap")
+      return;
+    const YAML::Node meta = root["metadata"], data = root["data"];
+    if (!meta.IsDefined() || !meta.IsMap() || !meta["name"].IsDefined() || !meta["name"].IsScalar() ||
+        !data.IsDefined() || !data.IsMap() || config_maps_.size() >= kMaxConfigMaps)
+      return;
+    Environment& values = config_maps_[meta["name"].Scalar()];
+    for (const auto& kv : data)
+      if (kv.first.IsScalar() && kv.second.IsScalar() && values.size() < kMaxEnvEntries)
+        values.emplace_back(kv.first.Scalar(), kv.second.Scalar());
+  }
+
   // env: [{name, value}] (Kubernetes), env: ["K=V"] / environment: {K: V} (dstack, compose),
   // envs: {K: V} (SkyPilot): the values this map's scripts see.
   void collect_env(const YAML::Node& map) {
+    collect_env_from(map["envFrom"]);  // first: a name in env wins over the same name from envFrom
     for (const char* key : {"env", "envs", "environment"}) {
       const YAML::Node e = map[key];
       if (!e.IsDefined()) continue;
@@ -143,8 +212,23 @@ class YamlScanner {
     }
   }
 
+  // envFrom: [{configMapRef: {name: X}, prefix: P}]: the data of ConfigMap X, when this file holds it.
+  void collect_env_from(const YAML::Node& sources) {
+    if (!sources.IsDefined() || !sources.IsSequence()) return;
+    for (const YAML::Node& source : sources) {
+      if (!source.IsMap()) continue;
+      const YAML::Node ref = source["configMapRef"];
+      if (!ref.IsDefined() || !ref.IsMap() || !ref["name"].IsDefined() || !ref["name"].IsScalar()) continue;
+      const auto data = config_maps_.find(ref["name"].Scalar());
+      if (data == config_maps_.end()) continue;
+      const YAML::Node prefix = source["prefix"];
+      const std::string p = prefix.IsDefined() && prefix.IsScalar() ? prefix.Scalar() : std::string();
+      for (const auto& [name, value] : data->second) add_env(p + name, value);
+    }
+  }
+
   void add_env(const std::string& name, const std::string& value) {
-    if (env_.size() < 4096 && value.find('$') == npos) env_.emplace_back(name, value);
+    if (env_.size() < kMaxEnvEntries && value.find('$') == npos) env_.emplace_back(name, value);
   }
 
   Context context() const { return Context{&file_, env_.empty() ? nullptr : &env_}; }
@@ -243,8 +327,14 @@ class YamlScanner {
     return nullptr;
   }
 
+  static constexpr std::size_t kMaxEnvEntries = 4096;
+  static constexpr std::size_t kMaxConfigMaps = 256;
+  static constexpr std::size_t kMaxFilledBytes = 1u << 16;  // one word with its $(NAME)s filled in
+
   Source file_;
   int first_line_;
+  bool reading_config_maps_ = false;  // the first pass of run(): ConfigMaps only
+  std::map<std::string, Environment, std::less<>> config_maps_;  // name -> data, for envFrom
   bool compose_;
   bool helm_;  // a Helm template read as YAML (helm_as_yaml): its ${...} are template values
   Sink& sink_;
