@@ -324,6 +324,10 @@ TEST(ReadAsRun, BackslashSpaceIsReportedAtItsColumn) {
   EXPECT_EQ(scan.skipped[0].where, "b.sh:5:30");
   ASSERT_EQ(scan.commands.size(), 1u);
   EXPECT_EQ(scan.commands[0].args.back(), " ");
+  // As published in vLLM's GLM-4.5V recipe (a Markdown code block: the column is the file's).
+  const LaunchScan glm = scan_launch_input(read_text(kDir + "docs/glm_v_recipe.md"), "GLM-V.md");
+  ASSERT_EQ(glm.skipped.size(), 1u);
+  EXPECT_EQ(glm.skipped[0].where, "GLM-V.md:34:32");
   // Quoted, in a comment or followed by more text, it is no line break.
   EXPECT_TRUE(scan_launch_input("python3 -m sglang.launch_server --x '\\ '\n# \\ \n"
                                 "python3 -m sglang.launch_server --model-path a\\ b\n",
