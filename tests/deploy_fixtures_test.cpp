@@ -358,6 +358,27 @@ TEST(ReadAsRun, KubernetesContainerEnvironment) {
   EXPECT_EQ(b[0].args[3], "$(UNSET)");
 }
 
+// A Helm if/else whose branches give the same key: each branch is read on its own, once.
+TEST(ReadAsRun, HelmBranchesAreEachRead) {
+  if (!yaml_input_supported()) GTEST_SKIP() << "built without yaml-cpp";
+  const LaunchScan scan = scan_launch_input(read_text(kDir + "helm/templates/branches.yaml"), "templates/branches.yaml");
+  EXPECT_TRUE(scan.skipped.empty()) << scan.skipped.front().message;  // no duplicate key "command"
+  ASSERT_EQ(scan.commands.size(), 3u);
+  EXPECT_EQ(scan.commands[0].line, 15);
+  EXPECT_EQ(scan.commands[0].branch, "");
+  EXPECT_EQ(scan.commands[1].line, 17);
+  EXPECT_EQ(scan.commands[1].branch, "the template's {{ else }} at line 16 is taken");
+  EXPECT_EQ(scan.commands[2].line, 19);
+  EXPECT_EQ(scan.commands[2].branch, "the template's {{ else }} at line 18 is taken");
+  // Linear in the template: 100,000 nested blocks, and a block of 50 branches read at most 9 ways.
+  std::string deep = "apiVersion: v1\nkind: Pod\n";
+  for (int i = 0; i < 100000; ++i) deep += "{{- if .Values.a }}\n";
+  for (int i = 0; i < 50; ++i) deep += "{{- else }}\n";
+  deep += "spec: {containers: [{name: s, command: [python3, -m, sglang.launch_server, --page-size, '1']}]}\n";
+  for (int i = 0; i < 100000; ++i) deep += "{{- end }}\n";
+  EXPECT_LE(scan_launch_input(deep, "templates/deep.yaml").commands.size(), 1u);
+}
+
 // A VAR=x prefix belongs to its own command; an export reaches the commands after it.
 TEST(ReadAsRun, InlineEnvironmentStaysWithItsCommand) {
   const std::vector<LaunchCommand> c = commands_of(read_text(kDir + "docs/inline_env.md"), "docs/inline_env.md");

@@ -364,18 +364,128 @@ void scan_yaml(std::string_view text, int first_line, InputFormat format, bool r
 #endif
 }
 
+namespace {
+
+// A line that is only a template action: its text between {{ and }}, trim markers and blanks
+// removed; nullopt for any other line.
+std::optional<std::string_view> action_of(std::string_view line) {
+  std::string_view t = trim(line);
+  if (!starts_with(t, "{{") || !ends_with(t, "}}") || t.find("}}") != t.size() - 2) return std::nullopt;
+  t = t.substr(2, t.size() - 4);
+  while (!t.empty() && (t.front() == '-' || is_blank(t.front()))) t.remove_prefix(1);
+  while (!t.empty() && (t.back() == '-' || is_blank(t.back()))) t.remove_suffix(1);
+  return t;
+}
+
+std::string_view first_word(std::string_view t) { return t.substr(0, t.find_first_of(" \t(")); }
+
+// The if/else blocks of a Helm template, each written on lines of their own: how many branches
+// each has and the line where each branch after the first begins. A block's lines are read one
+// branch at a time (each pass takes one branch of every block): both branches of
+// `{{ if }} command: [...] {{ else }} command: [...] {{ end }}` are judged, and their keys never
+// meet as duplicates.
+class HelmBranches {
+ public:
+  explicit HelmBranches(const std::vector<PhysicalLine>& lines) : lines_(lines) {
+    std::vector<int> open;  // the blocks enclosing the line: an if's id, or -1 for range/with/define
+    for (std::size_t k = 0; k < lines.size(); ++k) {
+      const std::optional<std::string_view> a = action_of(lines[k].text);
+      if (!a) continue;
+      const std::string_view w = first_word(*a);
+      if (w == "if") {
+        open.push_back(static_cast<int>(branch_lines_.size()));
+        branch_lines_.emplace_back();
+      } else if (w == "range" || w == "with" || w == "define" || w == "block") {
+        open.push_back(-1);
+      } else if (w == "else" && !open.empty() && open.back() >= 0) {
+        auto& starts = branch_lines_[static_cast<std::size_t>(open.back())];
+        if (starts.size() < kMaxBranches) starts.push_back(static_cast<int>(k) + 1);
+      } else if (w == "end" && !open.empty()) {
+        open.pop_back();
+      }
+    }
+    for (const auto& starts : branch_lines_) passes_ = std::max(passes_, starts.size() + 1);
+  }
+
+  // How many readings the template needs: the most branches of one block (1 without else).
+  std::size_t passes() const { return passes_; }
+
+  // Which lines pass `pass` leaves out: those of the branches it does not take.
+  std::vector<bool> left_out(std::size_t pass) const {
+    std::vector<bool> out(lines_.size(), false);
+    struct Frame {
+      int block;
+      std::size_t branch;
+    };
+    std::vector<Frame> open;
+    std::size_t next_block = 0;
+    std::size_t off = 0;  // how many of the open blocks are on a branch this pass does not take
+    auto is_off = [&](const Frame& f) { return f.block >= 0 && f.branch != taken(static_cast<std::size_t>(f.block), pass); };
+    for (std::size_t k = 0; k < lines_.size(); ++k) {
+      const std::optional<std::string_view> a = action_of(lines_[k].text);
+      if (!a) {
+        out[k] = off > 0;
+        continue;
+      }
+      const std::string_view w = first_word(*a);
+      if (w == "if" || w == "range" || w == "with" || w == "define" || w == "block") {
+        open.push_back(Frame{w == "if" ? static_cast<int>(next_block++) : -1, 0});
+        off += is_off(open.back()) ? 1 : 0;
+      } else if (w == "else" && !open.empty() && open.back().block >= 0) {
+        off -= is_off(open.back()) ? 1 : 0;
+        ++open.back().branch;
+        off += is_off(open.back()) ? 1 : 0;
+      } else if (w == "end" && !open.empty()) {
+        off -= is_off(open.back()) ? 1 : 0;
+        open.pop_back();
+      }
+    }
+    return out;
+  }
+
+  // The branches after the first that pass `pass` takes, by the line their {{ else }} is on, for
+  // LaunchCommand::branch ("... where the template's {{ else }} at line 13 is taken"); "" for pass 0.
+  std::string note(std::size_t pass) const {
+    std::string lines;
+    std::size_t n = 0;
+    for (std::size_t b = 0; b < branch_lines_.size(); ++b) {
+      const std::size_t t = taken(b, pass);
+      if (t == 0) continue;
+      if (++n > 4) {
+        lines += ", ...";
+        break;
+      }
+      lines += (lines.empty() ? "" : ", ") + std::to_string(branch_lines_[b][t - 1]);
+    }
+    if (lines.empty()) return {};
+    return n == 1 ? "the template's {{ else }} at line " + lines + " is taken"
+                  : "the template's {{ else }} branches at lines " + lines + " are taken";
+  }
+
+ private:
+  static constexpr std::size_t kMaxBranches = 8;
+  // The branch of block `b` that pass `pass` takes: that one, or the block's last when it has fewer.
+  std::size_t taken(std::size_t b, std::size_t pass) const { return std::min(pass, branch_lines_[b].size()); }
+
+  const std::vector<PhysicalLine>& lines_;
+  std::vector<std::vector<int>> branch_lines_;  // per if block: the lines its else branches begin on
+  std::size_t passes_ = 1;
+};
+
+}  // namespace
+
 // {{ ... }} made YAML-safe and opaque: a line that is only a template action is blanked, an
-// inline one becomes ${...} (an unknown value to the shell reader). Lines stay where they were.
-std::string helm_as_yaml(std::string_view text) {
+// inline one becomes ${...} (an unknown value to the shell reader); `left_out` lines are blanked
+// too. Lines stay where they were.
+std::string helm_as_yaml(const std::vector<PhysicalLine>& lines, const std::vector<bool>& left_out) {
   std::string out;
-  out.reserve(text.size());
-  for (const PhysicalLine& l : split_lines(text)) {
-    const std::string_view t = trim(l.text);
-    if (starts_with(t, "{{") && ends_with(t, "}}") && t.find("}}") == t.size() - 2) {
+  for (std::size_t k = 0; k < lines.size(); ++k) {
+    const std::string_view line = lines[k].text;
+    if ((k < left_out.size() && left_out[k]) || action_of(line)) {
       out += "\n";
       continue;
     }
-    std::string_view rest = l.text;
+    std::string_view rest = line;
     while (!rest.empty()) {
       const std::size_t open = rest.find("{{");
       const std::size_t close = open == npos ? npos : rest.find("}}", open + 2);
@@ -396,8 +506,29 @@ std::string helm_as_yaml(std::string_view text) {
   return out;
 }
 
+// A Helm template, read once per branch of its if/else blocks (HelmBranches): a command or
+// finding read in an earlier pass is not repeated; one first read in a later pass names its branch.
 void scan_helm(std::string_view text, Sink& sink) {
-  scan_yaml(helm_as_yaml(text), 1, InputFormat::helm, /*report=*/true, sink);
+  const std::vector<PhysicalLine> lines = split_lines(text);
+  const HelmBranches branches(lines);
+  for (std::size_t pass = 0; pass < branches.passes(); ++pass) {
+    const std::size_t found = sink.found.size(), skipped = sink.skipped.size();
+    scan_yaml(helm_as_yaml(lines, branches.left_out(pass)), 1, InputFormat::helm, /*report=*/true, sink);
+    if (pass == 0) continue;
+    auto seen_cmd = [&](const LaunchCommand& c) {
+      return std::any_of(sink.found.begin(), sink.found.begin() + static_cast<std::ptrdiff_t>(found),
+                         [&](const LaunchCommand& o) { return o.line == c.line && o.args == c.args && o.launcher == c.launcher; });
+    };
+    sink.found.erase(std::remove_if(sink.found.begin() + static_cast<std::ptrdiff_t>(found), sink.found.end(), seen_cmd),
+                     sink.found.end());
+    for (std::size_t k = found; k < sink.found.size(); ++k) sink.found[k].branch = branches.note(pass);
+    auto seen_error = [&](const Error& e) {
+      return std::any_of(sink.skipped.begin(), sink.skipped.begin() + static_cast<std::ptrdiff_t>(skipped),
+                         [&](const Error& o) { return o.where == e.where && o.message == e.message; });
+    };
+    sink.skipped.erase(std::remove_if(sink.skipped.begin() + static_cast<std::ptrdiff_t>(skipped), sink.skipped.end(), seen_error),
+                       sink.skipped.end());
+  }
 }
 
 }  // namespace launch_detail
