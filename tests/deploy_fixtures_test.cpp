@@ -4,6 +4,7 @@
 // ATTNSEL_UPDATE_DEPLOY_CASES=1 rewrites that file from what the readers find (review the diff).
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include "attnsel/catalog.hpp"
 #include "attnsel/launch.hpp"
@@ -66,6 +68,12 @@ json actual_of(const std::string& rel) {
       if (c.shape(k) == WordShape::words) nonliteral[std::to_string(k)] = "words";
     }
     cj["nonliteral"] = nonliteral;
+    // Where the file's settings and branches reach this command only (absent when they do not).
+    if (!c.branch.empty()) cj["branch"] = c.branch;
+    json environment = json::array();
+    for (const LaunchCommand::EnvSetting& e : c.environment)
+      environment.push_back(e.name + "=" + e.value + " @" + std::to_string(e.line));
+    if (!environment.empty()) cj["environment"] = environment;
     commands.push_back(cj);
   }
   j["commands"] = commands;
@@ -193,7 +201,7 @@ TEST(CheckCli, DirectoryIsWalked) {
   if (std::string(ATTNSEL_CLI).empty()) GTEST_SKIP() << "no CLI in this build";
   auto [rc, out] = run_cli("check --gpu sm90 '" + kDir + "bench'");
   EXPECT_EQ(rc, 2) << out;  // bad_block.sh's block was not read: the verdict is incomplete
-  EXPECT_NE(out.find("read 14 files, 14 with launch commands"), std::string::npos) << out;
+  EXPECT_NE(out.find("read 16 files, 16 with launch commands"), std::string::npos) << out;
   EXPECT_NE(out.find("skipped"), std::string::npos) << out;  // bad_block.sh's unterminated quote
 }
 
@@ -218,6 +226,198 @@ TEST(CheckCli, GpuAndReleaseFromTheFile) {
   EXPECT_EQ(j[0]["file_context"]["releases"][0]["line"], 13);
   auto [rc2, out2] = run_cli("check '" + kDir + "bench/router.sh'");
   EXPECT_EQ(rc2, 2) << out2;  // no --gpu, none in the file
+}
+
+// ---- files read as they run (issue 24) ----
+
+// The commands of a script given as text.
+std::vector<LaunchCommand> commands_of(const std::string& text, const std::string& name = "run.sh") {
+  return scan_launch_input(text, name).commands;
+}
+
+// A variable assigned on several branches: the command once per branch, the defaults first.
+TEST(ReadAsRun, EveryBranchOfAnIfElse) {
+  const std::vector<LaunchCommand> c = commands_of(
+      "if [ \"$1\" = small ]; then\n  MODEL=Qwen/Qwen3-8B\nelse\n  MODEL=deepseek-ai/DeepSeek-R1\nfi\n"
+      "python3 -m sglang.launch_server --model-path $MODEL --attention-backend fa3\n");
+  ASSERT_EQ(c.size(), 2u);  // never `$MODEL` unresolved: one of the two branches always runs
+  EXPECT_EQ(c[0].args[1], "Qwen/Qwen3-8B");
+  EXPECT_EQ(c[0].branch, "MODEL=Qwen/Qwen3-8B (line 2)");
+  EXPECT_EQ(c[1].args[1], "deepseek-ai/DeepSeek-R1");
+  EXPECT_EQ(c[1].branch, "MODEL=deepseek-ai/DeepSeek-R1 (line 4)");
+  EXPECT_EQ(c[0].line, 6);
+}
+
+TEST(ReadAsRun, OneLineBranchesAndAnIfWithoutElse) {
+  const std::vector<LaunchCommand> c = commands_of(
+      "KV=auto\nif [ -n \"$FP8\" ]; then KV=fp8_e5m2; fi\n"
+      "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --kv-cache-dtype $KV\n");
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].args[3], "auto");
+  EXPECT_EQ(c[0].branch, "");
+  EXPECT_EQ(c[1].args[3], "fp8_e5m2");
+  EXPECT_EQ(c[1].branch, "KV=fp8_e5m2 (line 2)");
+}
+
+// getopts' $OPTARG and a positional $2 are the user's: the default the script documents stands.
+TEST(ReadAsRun, OptargAndPositionalsKeepTheDocumentedDefault) {
+  const std::vector<LaunchCommand> c = commands_of(
+      "MODEL=deepseek-ai/DeepSeek-V3\nKV=auto\n"
+      "while getopts \"m:f\" opt; do\n  case $opt in\n    m) MODEL=$OPTARG ;;\n    f) KV=fp8_e4m3 ;;\n  esac\ndone\n"
+      "while [[ $# -gt 0 ]]; do\n  case \"$1\" in\n    --model) MODEL=\"$2\"; shift 2 ;;\n    *) shift ;;\n  esac\ndone\n"
+      "python3 -m sglang.launch_server --model-path \"$MODEL\" --kv-cache-dtype \"$KV\"\n");
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].args[1], "deepseek-ai/DeepSeek-V3");  // never $OPTARG, judged as an unknown MHA model
+  EXPECT_EQ(c[0].args[3], "auto");
+  EXPECT_EQ(c[1].args[1], "deepseek-ai/DeepSeek-V3");
+  EXPECT_EQ(c[1].args[3], "fp8_e4m3");
+  EXPECT_EQ(c[1].branch, "KV=fp8_e4m3 (line 6)");
+}
+
+// Branches of two constructs that each always assign combine; the note names the ones a command uses.
+TEST(ReadAsRun, BranchesOfSuccessiveConstructsCombine) {
+  const std::vector<LaunchCommand> c = commands_of(
+      "if a; then M=m1; else M=m2; fi\nif b; then K=k1; else K=k2; fi\nif c; then UNUSED=1; fi\n"
+      "python3 -m sglang.launch_server --model-path $M --kv-cache-dtype $K\n");
+  std::vector<std::string> seen;
+  for (const LaunchCommand& x : c) seen.push_back(x.args[1] + " " + x.args[3] + " | " + x.branch);
+  EXPECT_EQ(seen, (std::vector<std::string>{
+                      "m1 k1 | M=m1 (line 1), K=k1 (line 2)",
+                      "m1 k2 | M=m1 (line 1), K=k2 (line 2)",
+                      "m2 k1 | M=m2 (line 1), K=k1 (line 2)",
+                      "m2 k2 | M=m2 (line 1), K=k2 (line 2)",
+                  }));
+}
+
+// Bounded: a script of many branches gives at most 16 readings of a command, and says so.
+TEST(ReadAsRun, BranchesAreBoundedAndTheBoundIsReported) {
+  std::string script;
+  for (int i = 0; i < 40; ++i) script += "if x; then M" + std::to_string(i) + "=a; else M" + std::to_string(i) + "=b; fi\n";
+  script += "python3 -m sglang.launch_server --model-path $M0$M1$M2$M3$M4$M5 --page-size 1\n";
+  const LaunchScan scan = scan_launch_input(script, "run.sh");
+  EXPECT_EQ(scan.commands.size(), 16u);  // M0..M3 each way; M4 on is left unknown (visible as such)
+  ASSERT_EQ(scan.skipped.size(), 1u);
+  EXPECT_NE(scan.skipped[0].message.find("more than 16 combinations"), std::string::npos) << scan.skipped[0].message;
+  // Nesting deeper than the readers follow, and unbalanced keywords, are read without failing.
+  std::string deep;
+  for (int i = 0; i < 20000; ++i) deep += "if x; then\n";
+  deep += "M=a\npython3 -m sglang.launch_server --model-path $M\nfi\nfi\nesac\ndone\n";
+  EXPECT_EQ(commands_of(deep).size(), 1u);
+}
+
+// `exec "${CMD[@]}"` runs the command the array spelled out: it is reported at the launcher's line.
+TEST(ReadAsRun, ConstructedCommands) {
+  const std::vector<LaunchCommand> c = commands_of(
+      "CMD=(python3 -m sglang.launch_server\n  --model-path Qwen/Qwen3-8B)\nexec \"${CMD[@]}\"\n"
+      "args=$(echo serve Qwen/Qwen3-8B --attention-backend triton)\nargs=($args)\nsglang \"${args[@]}\"\n");
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].line, 1);
+  EXPECT_EQ(c[0].args, (std::vector<std::string>{"--model-path", "Qwen/Qwen3-8B"}));
+  EXPECT_EQ(c[1].launcher, "sglang serve");
+  EXPECT_EQ(c[1].args, (std::vector<std::string>{"Qwen/Qwen3-8B", "--attention-backend", "triton"}));
+}
+
+// A backslash then a space ends the line: one finding at the backslash, the command read up to it.
+TEST(ReadAsRun, BackslashSpaceIsReportedAtItsColumn) {
+  const LaunchScan scan = scan_launch_input(read_text(kDir + "bench/broken_continuation.sh"), "b.sh");
+  ASSERT_EQ(scan.skipped.size(), 1u);
+  EXPECT_EQ(scan.skipped[0].where, "b.sh:5:30");
+  ASSERT_EQ(scan.commands.size(), 1u);
+  EXPECT_EQ(scan.commands[0].args.back(), " ");
+  // As published in vLLM's GLM-4.5V recipe (a Markdown code block: the column is the file's).
+  const LaunchScan glm = scan_launch_input(read_text(kDir + "docs/glm_v_recipe.md"), "GLM-V.md");
+  ASSERT_EQ(glm.skipped.size(), 1u);
+  EXPECT_EQ(glm.skipped[0].where, "GLM-V.md:34:32");
+  // Quoted, in a comment or followed by more text, it is no line break.
+  EXPECT_TRUE(scan_launch_input("python3 -m sglang.launch_server --x '\\ '\n# \\ \n"
+                                "python3 -m sglang.launch_server --model-path a\\ b\n",
+                                "ok.sh")
+                  .skipped.empty());
+}
+
+// Kubernetes fills $(VAR) from the container's env, envFrom a ConfigMap of the same file; $$ is a $.
+TEST(ReadAsRun, KubernetesContainerEnvironment) {
+  if (!yaml_input_supported()) GTEST_SKIP() << "built without yaml-cpp";
+  const std::vector<LaunchCommand> gke = commands_of(read_text(kDir + "k8s/gke_model_env.yaml"), "gke.yaml");
+  ASSERT_EQ(gke.size(), 1u);
+  EXPECT_EQ(gke[0].args[0], "--model=google/gemma-3-27b-it");
+  EXPECT_EQ(gke[0].shape(0), WordShape::value);
+  const std::vector<LaunchCommand> from = commands_of(read_text(kDir + "k8s/envfrom_configmap.yaml"), "k.yaml");
+  ASSERT_EQ(from.size(), 1u);
+  EXPECT_EQ(from[0].args, (std::vector<std::string>{"--model-path", "deepseek-ai/DeepSeek-V3", "--kv-cache-dtype",
+                                                    "fp8_e5m2", "--tp-size", "8", "--attention-backend", "fa3",
+                                                    "--served-model-name", "$(literal)"}));
+  // A name no env sets stays as written; a huge value is never repeated past the word's budget.
+  std::string big = "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: s\n    env:\n    - name: X\n      value: " +
+                    std::string(60000, 'a') + "\n    command: [python3, -m, sglang.launch_server, --model-path, \"";
+  for (int i = 0; i < 2000; ++i) big += "$(X)";
+  big += "\", --tp-size, $(UNSET)]\n";
+  const std::vector<LaunchCommand> b = commands_of(big, "big.yaml");
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_LE(b[0].args[1].size(), 70000u + 2000u * 4u);
+  EXPECT_EQ(b[0].args[3], "$(UNSET)");
+}
+
+// A Helm if/else whose branches give the same key: each branch is read on its own, once.
+TEST(ReadAsRun, HelmBranchesAreEachRead) {
+  if (!yaml_input_supported()) GTEST_SKIP() << "built without yaml-cpp";
+  const LaunchScan scan = scan_launch_input(read_text(kDir + "helm/templates/branches.yaml"), "templates/branches.yaml");
+  EXPECT_TRUE(scan.skipped.empty()) << scan.skipped.front().message;  // no duplicate key "command"
+  ASSERT_EQ(scan.commands.size(), 3u);
+  EXPECT_EQ(scan.commands[0].line, 15);
+  EXPECT_EQ(scan.commands[0].branch, "");
+  EXPECT_EQ(scan.commands[1].line, 17);
+  EXPECT_EQ(scan.commands[1].branch, "the template's {{ else }} at line 16 is taken");
+  EXPECT_EQ(scan.commands[2].line, 19);
+  EXPECT_EQ(scan.commands[2].branch, "the template's {{ else }} at line 18 is taken");
+  // Linear in the template: 100,000 nested blocks, and a block of 50 branches read at most 9 ways.
+  std::string deep = "apiVersion: v1\nkind: Pod\n";
+  for (int i = 0; i < 100000; ++i) deep += "{{- if .Values.a }}\n";
+  for (int i = 0; i < 50; ++i) deep += "{{- else }}\n";
+  deep += "spec: {containers: [{name: s, command: [python3, -m, sglang.launch_server, --page-size, '1']}]}\n";
+  for (int i = 0; i < 100000; ++i) deep += "{{- end }}\n";
+  EXPECT_LE(scan_launch_input(deep, "templates/deep.yaml").commands.size(), 1u);
+}
+
+// A VAR=x prefix belongs to its own command; an export reaches the commands after it.
+TEST(ReadAsRun, InlineEnvironmentStaysWithItsCommand) {
+  const std::vector<LaunchCommand> c = commands_of(read_text(kDir + "docs/inline_env.md"), "docs/inline_env.md");
+  ASSERT_EQ(c.size(), 4u);
+  auto env = [](const LaunchCommand& x) {
+    std::string out;
+    for (const auto& e : x.environment) out += e.name + "=" + e.value + ";";
+    return out;
+  };
+  EXPECT_EQ(env(c[0]), "VLLM_ATTENTION_BACKEND=FLASH_ATTN;");
+  EXPECT_EQ(env(c[1]), "VLLM_ATTENTION_BACKEND=FLASHINFER;");
+  EXPECT_EQ(env(c[2]), "");  // no prefix, and the export comes later
+  EXPECT_EQ(env(c[3]), "VLLM_ATTENTION_BACKEND=TRITON_ATTN;");
+}
+
+// Every finding of a command read on a branch says which branch, in every format.
+TEST(CheckCli, FindingsNameTheirBranch) {
+  if (std::string(ATTNSEL_CLI).empty()) GTEST_SKIP() << "no CLI in this build";
+  const std::string script = "/tmp/attnsel_branch_test_" + std::to_string(::getpid()) + ".sh";
+  std::ofstream(script) << "KV=auto\nif [ -n \"$FP8\" ]; then\n  KV=fp8_e4m3\nfi\n"
+                           "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --kv-cache-dtype $KV "
+                           "--attention-backend fa3\n";
+  auto [rc, out] = run_cli("check --gpu sm90 --format concise '" + script + "'");
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("(on the branch where KV=fp8_e4m3 (line 3))"), std::string::npos) << out;
+  auto [rcj, js] = run_cli("check --gpu sm90 --format json '" + script + "' 2>/dev/null");
+  const json results = json::parse(js).at("results");
+  ASSERT_EQ(results.size(), 2u) << js;
+  EXPECT_TRUE(results[0]["branch"].is_null());
+  EXPECT_EQ(results[1]["branch"], "KV=fp8_e4m3 (line 3)");
+  std::remove(script.c_str());
+}
+
+// SkyPilot runs the job on any GPU of an any-of set: each one is a target.
+TEST(CheckCli, EveryGpuOfAnAnyOfSetIsATarget) {
+  if (std::string(ATTNSEL_CLI).empty()) GTEST_SKIP() << "no CLI in this build";
+  auto [rc, out] = run_cli("check '" + kDir + "skypilot/deepseek-r1-671B.sky.yaml'");
+  for (const char* gpu : {"GPU H200 from", "GPU H100 from", "GPU A100 from"})
+    EXPECT_NE(out.find(gpu), std::string::npos) << gpu << "\n" << out;
 }
 
 }  // namespace

@@ -39,13 +39,20 @@ struct LaunchCommand {
   std::string engine;   // the profile whose launcher matched ("" for bare flags)
   std::string grammar;  // the launcher's grammar in that profile
   bool positional_model = false;  // the launcher takes MODEL as its first word (`sglang serve MODEL`)
-  // Variables its engine's profile reads from the environment, as the file sets them (`export`,
-  // `VAR=... cmd`, Dockerfile ENV, compose `environment:`, Kubernetes `env:`); file-wide.
+  // Variables its engine's profile reads from the environment, as the file sets them: Dockerfile
+  // ENV, compose `environment:` and Kubernetes `env:` for every command of the file, a shell
+  // `export` for the commands from its line on, and one written on the command's own lines
+  // (`VAR=... cmd`, `docker run -e VAR=...`) for that command alone.
   struct EnvSetting {
     std::string name, value;
     int line = 0;
   };
   std::vector<EnvSetting> environment;
+  // The branch of the script this reading of the command comes from, when the script assigns its
+  // variables on several branches (if/else, case, getopts) and the command is read once per set
+  // of values: the branch assignments its words use, "KV=fp8_e4m3 (line 3)"; "" for the script's
+  // defaults and for a command read once.
+  std::string branch;
 
   WordShape shape(std::size_t k) const { return k < arg_shapes.size() ? arg_shapes[k] : WordShape::literal; }
 };

@@ -161,6 +161,43 @@ std::vector<std::size_t> lines_holding(std::string_view text, const std::vector<
   return found;
 }
 
+// The GPUs a SkyPilot `accelerators:` value (the text after the key on line k) lets the job run
+// on, in order: one ("H100:8"), an any-of set or list on the line ({H200:8, H100:8, A100:8},
+// [H100:8, A100:8]), or a block list below it ("- H100:8"). Each keeps its count ("A100:8").
+std::vector<std::string_view> accelerator_choices(std::string_view value, const std::vector<PhysicalLine>& lines,
+                                                  std::size_t k) {
+  constexpr std::size_t kMaxChoices = 16;
+  std::vector<std::string_view> out;
+  auto add = [&](std::string_view v) {
+    v = trim(v);
+    while (!v.empty() && (v.front() == '"' || v.front() == '\'' || v.front() == '{' || v.front() == '[')) v.remove_prefix(1);
+    while (!v.empty() && (v.back() == '"' || v.back() == '\'' || v.back() == '}' || v.back() == ']')) v.remove_suffix(1);
+    v = trim(v);
+    if (!v.empty() && out.size() < kMaxChoices) out.push_back(v);
+  };
+  value = trim(value.substr(0, value.find(" #")));
+  if (!value.empty()) {
+    for (std::size_t at = 0; at <= value.size();) {
+      const std::size_t comma = std::min(value.find(',', at), value.size());
+      add(value.substr(at, comma - at));
+      at = comma + 1;
+    }
+    return out;
+  }
+  // The lines below, indented under the key: `- H100:8` or `H100: 8` each.
+  auto indent = [](std::string_view l) { return l.size() - launch_detail::ltrim(l).size(); };
+  const std::size_t key_indent = indent(lines[k].text);
+  for (std::size_t j = k + 1; j < lines.size() && out.size() < kMaxChoices; ++j) {
+    const std::string_view next = trim(lines[j].text);
+    if (next.empty() || next.front() == '#') continue;
+    if (indent(lines[j].text) <= key_indent && !starts_with(next, "- ")) break;
+    if (indent(lines[j].text) < key_indent) break;
+    add(starts_with(next, "- ") ? next.substr(2, next.find(" #") == npos ? npos : next.find(" #") - 2)
+                                : next.substr(0, next.find(" #")));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string gpu_from_label(std::string_view label) {
@@ -305,14 +342,9 @@ FileContext launch_detail::find_file_context(std::string_view text, const std::v
       const std::string_view v = value_after(t, t.find("gpu") + 3);
       if (!v.empty()) add_gpu(v, "dstack resources gpu");
     }
-    if (starts_with(t, "accelerators:")) {  // SkyPilot resources
-      std::string_view v = value_after(t, 12);
-      if (v.empty() && k + 1 < lines.size()) v = value_after(trim(lines[k + 1].text), 0);
-      if (v.empty() && k + 1 < lines.size()) {
-        const std::string_view next = trim(lines[k + 1].text);
-        if (starts_with(next, "- ")) v = trim(next.substr(2));
-      }
-      if (!v.empty()) add_gpu(v, "SkyPilot resources accelerators");
+    if (starts_with(t, "accelerators:")) {  // SkyPilot resources: each GPU of an any-of set or list
+      for (const std::string_view v : accelerator_choices(t.substr(13), lines, k))
+        add_gpu(v, "SkyPilot resources accelerators");
     }
     // Releases: an image ".../ENGINE:TAG", a pinned package "ENGINE==X.Y.Z" / "ENGINE[all]==X.Y.Z".
     // `ref` ends with ':' and is where the image reference holds it ("/sglang:", "vllm/vllm-openai:");
@@ -382,12 +414,50 @@ FileContext launch_detail::find_file_context(std::string_view text, const std::v
 
 namespace launch_detail {
 
+namespace {
+
+// The lines a command is written on: its first word's to its last argument's.
+std::pair<int, int> lines_of(const LaunchCommand& cmd) {
+  int last = cmd.line;
+  for (const int l : cmd.arg_lines) last = std::max(last, l);
+  return {cmd.line, last};
+}
+
+// The command whose lines hold a setting (`VAR=x cmd`, `env VAR=x cmd`, `docker run -e VAR=x`, a
+// container's env written between its command and args): the setting is that command's alone.
+// Null for a setting the file makes for other commands (`export`, Dockerfile ENV, a line of its own).
+const LaunchCommand* command_holding(const ContextHint& setting, const std::vector<LaunchCommand>& commands) {
+  const std::string_view t = setting.text;
+  if (starts_with(t, "export ") || starts_with(t, "ENV ") || starts_with(t, "ARG ")) return nullptr;
+  for (const LaunchCommand& cmd : commands) {
+    const auto [first, last] = lines_of(cmd);
+    if (cmd.file.empty() || setting.line < first || setting.line > last) continue;
+    return &cmd;
+  }
+  return nullptr;
+}
+
+// Whether a setting reaches a command: one on the command's own lines only that command (`owner`),
+// a shell `export` the commands from its line on, any other (YAML env, compose environment, ENV)
+// every command of its engine in the file.
+bool reaches(const ContextHint& setting, const LaunchCommand* owner, const LaunchCommand& cmd) {
+  if (setting.engine != cmd.engine) return false;
+  if (owner) return owner == &cmd;
+  return !starts_with(setting.text, "export ") || cmd.line >= setting.line;
+}
+
+}  // namespace
+
 void add_command_context(std::vector<LaunchCommand>& commands, const std::vector<Launcher>& launchers,
                          FileContext& context) {
   (void)launchers;
+  std::vector<const LaunchCommand*> owners;  // per setting: the one command it belongs to, or null
+  for (const ContextHint& e : context.environment) owners.push_back(command_holding(e, commands));
   for (LaunchCommand& cmd : commands) {
-    for (const ContextHint& e : context.environment)
-      if (e.engine == cmd.engine) cmd.environment.push_back({e.source, e.value, e.line});
+    for (std::size_t k = 0; k < context.environment.size(); ++k) {
+      const ContextHint& e = context.environment[k];
+      if (reaches(e, owners[k], cmd)) cmd.environment.push_back({e.source, e.value, e.line});
+    }
     // The arguments as the command's engine reads them: its model flag, or the positional MODEL.
     auto profile = builtin_profile(cmd.engine.empty() ? "sglang" : cmd.engine);
     const Grammar* grammar = profile ? (*profile)->grammar(cmd.grammar) : nullptr;

@@ -38,8 +38,12 @@ Token read_string(std::string_view s, std::size_t& i, int& line, const std::stri
     if (s[i] == '\n') ++line;
     if (s[i] == '\\' && !raw && i + 1 < s.size()) {
       const char d = s[i + 1];
+      if (d == '\n') {  // a backslash-newline joins the lines: neither is in the string
+        ++line;
+        i += 2;
+        continue;
+      }
       t.text += d == 'n' ? '\n' : d == 't' ? '\t' : d;
-      if (d == '\n') ++line;
       i += 2;
       continue;
     }
@@ -210,12 +214,23 @@ class PythonScanner {
     if (!argv.empty()) extract(argv, Context{&src_}, 0, sink_);
   }
 
+  // The end of the string expression at i: adjacent literals ("a" "b") and literals joined by +.
+  std::size_t string_end(std::size_t i) const {
+    std::size_t j = i;
+    while (j < toks_.size() && toks_[j].kind == Token::Kind::string) {
+      ++j;
+      if (op(j, '+') && j + 1 < toks_.size() && toks_[j + 1].kind == Token::Kind::string) ++j;
+    }
+    return j;
+  }
+
   // A string that may be a shell command line.
   void script(std::size_t i) {
     std::string text;
     bool f = false;
-    std::size_t j = i;
-    for (; j < toks_.size() && toks_[j].kind == Token::Kind::string; ++j) {
+    const std::size_t end = string_end(i);
+    for (std::size_t j = i; j < end; ++j) {
+      if (toks_[j].kind != Token::Kind::string) continue;
       text += toks_[j].text;
       f = f || toks_[j].fstring;
     }
@@ -289,9 +304,7 @@ class PythonScanner {
     }
     if (toks_[i].kind == Token::Kind::string) {
       script(i);
-      std::size_t j = i;
-      while (j < toks_.size() && toks_[j].kind == Token::Kind::string) ++j;
-      return j;
+      return string_end(i);
     }
     return i + 1;
   }

@@ -201,10 +201,31 @@ std::vector<ArgWord> words_of(const SimpleCommand& command, const Source& src, s
   return argv;
 }
 
+// What `$(echo WORDS)` prints (args=$(echo serve --model-path X ...)): the words expanded and
+// joined by a space, as echo writes them; nullopt for any other text, or words the file leaves unknown.
+std::optional<std::string> echo_output(std::string_view text, const Expander& expander) {
+  if (!starts_with(text, "$(echo ") || text.back() != ')') return std::nullopt;
+  const Lexed lexed = lex_shell(text.substr(2, text.size() - 3));
+  if (!lexed.error.empty() || lexed.commands.size() != 1 || lexed.commands[0].empty()) return std::nullopt;
+  std::vector<ArgWord> words;
+  for (std::size_t k = 1; k < lexed.commands[0].size(); ++k) {
+    const Word& w = lexed.commands[0][k];
+    if (k == 1 && starts_with(w.text, "-")) return std::nullopt;  // echo -e, -n: another output
+    expander.expand(ArgWord{w.text, 0, 0, w.shape}, words);
+  }
+  std::string out;
+  for (const ArgWord& w : words) {
+    if (w.text.find_first_of("$`") != npos || out.size() + w.text.size() > kMaxWordBytes) return std::nullopt;
+    out += (out.empty() ? "" : " ") + w.text;
+  }
+  return out;
+}
+
 // `X=1 Y=( ... )`, `export X=1`, `declare -a X=( ... )`, `readonly X=...`: records them. False for
 // any other command (whose leading assignments only set its own environment).
-bool record_assignments(const SimpleCommand& command, const Source* src, std::size_t shift, Variables& vars, Sink& sink,
-                        int fallback_line = 0) {
+// Where the assignments of a command that only assigns begin (after `export -x` ...); nullopt for
+// any other command (whose leading assignments only set its own environment).
+std::optional<std::size_t> assignments_begin(const SimpleCommand& command) {
   std::size_t k = 0;
   static constexpr std::string_view kDeclarations[] = {"export", "declare", "typeset", "local", "readonly"};
   if (!command.empty() &&
@@ -212,13 +233,17 @@ bool record_assignments(const SimpleCommand& command, const Source* src, std::si
     k = 1;
     while (k < command.size() && starts_with(command[k].text, "-")) ++k;
   }
-  if (k == command.size()) return k > 0;
-  for (std::size_t j = k; j < command.size(); ++j) {
-    if (!is_assignment(command[j].text)) {
-      if (k > 0) continue;  // export NAME (no value)
-      return false;
-    }
-  }
+  if (k == command.size()) return k > 0 ? std::optional<std::size_t>(k) : std::nullopt;
+  for (std::size_t j = k; j < command.size(); ++j)
+    if (!is_assignment(command[j].text) && k == 0) return std::nullopt;  // (export NAME: declared, no value)
+  return k;
+}
+
+bool record_assignments(const SimpleCommand& command, const Source* src, std::size_t shift, Variables& vars, Sink& sink,
+                        int fallback_line = 0) {
+  const std::optional<std::size_t> begin = assignments_begin(command);
+  if (!begin) return false;
+  const std::size_t k = *begin;
   const Expander expander(vars);
   for (std::size_t j = k; j < command.size(); ++j) {
     const Word& w = command[j];
@@ -242,6 +267,8 @@ bool record_assignments(const SimpleCommand& command, const Source* src, std::si
       if (auto r = reference_at(a.text, 0); r && r->end == a.text.size() && r->name == name && r->has_fallback &&
                                             r->fallback.find('$') == npos && vars.find(name) == vars.end()) {
         value.words.push_back(ArgWord{std::string(r->fallback), a.line, a.raw, WordShape::value});
+      } else if (std::optional<std::string> echoed = echo_output(a.text, expander)) {
+        value.words.push_back(ArgWord{std::move(*echoed), a.line, a.raw, WordShape::value});
       } else {
         std::vector<ArgWord> out;
         expander.expand(a, out);
@@ -322,21 +349,335 @@ bool may_extract(const SimpleCommand& command, const Variables& vars, const Laun
   return false;
 }
 
-// One simple command of a script: an assignment is recorded, anything else searched.
-void take_command(const SimpleCommand& command, const Source& src, std::size_t shift, const Context& ctx, int depth,
-                  Variables& vars, const LauncherStarts& starts, Sink& sink) {
-  if (record_assignments(command, &src, shift, vars, sink)) return;
-  if (sink.prefilter && !may_extract(command, vars, starts)) return;
-  const Expander expander(vars);
-  const std::vector<ArgWord> argv = expander.expand_all(words_of(command, src, shift));
-  if (!expander.overflow().empty()) {
-    if (!command.empty())
-      sink.fail(fmt::format("this command {}; it was not checked", expander.overflow()),
-                src.lines.line_at(command.front().begin + shift));
-    return;
-  }
-  extract(argv, ctx, depth, sink);
+// A word that is the user's value with no default in it: $OPTARG, $1 ... $9, ${2}, "$@".
+bool is_user_value(std::string_view text) {
+  if (text == "$OPTARG" || text == "${OPTARG}" || text == "$@" || text == "$*") return true;
+  if (text.size() == 2 && text[0] == '$') return std::isdigit(static_cast<unsigned char>(text[1])) != 0;
+  return text.size() >= 4 && starts_with(text, "${") && text.back() == '}' &&
+         std::all_of(text.begin() + 2, text.end() - 1, [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
+
+// The names a word refers to ($NAME, ${NAME}, ${NAME[@]}, ${NAME:-x}).
+std::vector<std::string_view> names_in(std::string_view text) {
+  std::vector<std::string_view> names;
+  for (std::size_t i = text.find('$'); i != npos; i = text.find('$', i + 1))
+    if (const std::optional<Reference> r = reference_at(text, i)) names.push_back(r->name);
+  return names;
+}
+
+// How a script's commands are read where its variables may hold several values: an if/elif/else,
+// a case (getopts' included) or a loop assigns on some branches only. Each branch that assigns
+// gets its own set of values (the values before the branch with its assignments); a command
+// outside the branches is read once per set that changes its words, the script's defaults first,
+// each reading marked with the assignments of branches its words use (LaunchCommand::branch).
+// Branches of successive constructs combine; where one branch always runs (an else, a `*)`) and
+// every branch assigns, the values before the construct are gone. An assignment of the user's
+// value ($OPTARG, $2) over a default the script documents keeps the default. At most kMaxBranches
+// sets: past that a finding says so, and the other branches are read with the values before them.
+class ScriptReader {
+ public:
+  ScriptReader(const Environment* env, int line, std::size_t raw) {
+    worlds_.push_back(World{});
+    if (!env) return;
+    for (const auto& [name, value] : *env)
+      if (is_assignment(name + "=") && worlds_[0].vars.size() < kMaxVariableWords)
+        worlds_[0].vars[name] = Variable{{ArgWord{value, line, raw, WordShape::value}}, false};
+  }
+
+  // Where one command's words were written: in `src` shifted by `shift`, else at `line`.
+  struct Place {
+    const Source* src = nullptr;
+    std::size_t shift = 0;
+    int line = 0;
+  };
+
+  // One simple command: a keyword of a conditional is followed, an assignment recorded in the
+  // branch it is on, anything else searched once per set of values it can see. `words` gives the
+  // command's words where they were written; `starts`, when given, passes over what cannot launch.
+  void take(SimpleCommand command, const Place& at, const std::function<std::vector<ArgWord>(const SimpleCommand&)>& words,
+            const Context& ctx, int depth, const LauncherStarts* starts, Sink& sink) {
+    if (!follow_keyword(command, at, sink) || command.empty()) return;
+    if (assignments_begin(command)) {
+      assign(command, at, sink);
+      return;
+    }
+    const std::vector<std::size_t> seen = visible_worlds();
+    if (starts && sink.prefilter &&
+        std::none_of(seen.begin(), seen.end(), [&](std::size_t w) { return may_extract(command, worlds_[w].vars, *starts); }))
+      return;
+    const std::vector<ArgWord> argv = words(command);
+    const std::size_t found_before = sink.found.size();
+    std::vector<std::vector<std::string>> read;  // the words each set of values gave, to read each once
+    for (const std::size_t w : seen) {
+      const Expander expander(worlds_[w].vars);
+      const std::vector<ArgWord> expanded = expander.expand_all(argv);
+      if (!expander.overflow().empty()) {
+        if (!argv.empty())
+          sink.fail(fmt::format("this command {}; it was not checked", expander.overflow()), argv.front().line);
+        return;
+      }
+      std::vector<std::string> texts;
+      for (const ArgWord& a : expanded) texts.push_back(a.text);
+      if (std::find(read.begin(), read.end(), texts) != read.end()) continue;
+      read.push_back(std::move(texts));
+      const std::size_t before = sink.found.size();
+      extract(expanded, ctx, depth, sink);
+      const std::string note = note_for(argv, worlds_[w]);
+      for (std::size_t k = before; k < sink.found.size(); ++k)
+        if (sink.found[k].branch.empty()) sink.found[k].branch = note;
+    }
+    if (sink.found.size() > found_before) report_broken_line(command, at, sink);
+  }
+
+ private:
+  struct World {
+    Variables vars;
+    std::map<std::string, std::string, std::less<>> notes;  // variable -> the branch assignments it holds
+  };
+  enum class Kind { conditional, choice, loop };  // if, case, while/until/for/select
+  struct Assignment {
+    SimpleCommand command;
+    Place at;
+  };
+  struct Construct {
+    Kind kind = Kind::conditional;
+    int arm = -1;                                // the branch being read; -1 in a condition or before the first
+    std::vector<int> arms;                       // every branch seen
+    bool catch_all = false;                      // an else or a *): one branch always runs
+    std::size_t worlds_before = 0;               // the sets of values there were when it opened
+    std::vector<std::vector<Assignment>> log;    // per branch, its assignments (top level only)
+  };
+
+  static constexpr std::size_t kMaxBranches = 16;
+  static constexpr std::size_t kMaxConstructs = 64;  // nesting followed; deeper is read as its enclosing branch
+  static constexpr std::size_t kMaxNoteBytes = 240;
+  static constexpr std::size_t kMaxLogged = 256;     // assignments of one branch kept to combine with other branches
+
+  // The branch assignments a command's words use, through the variables they name: "" for none.
+  static std::string note_for(const std::vector<ArgWord>& argv, const World& world) {
+    std::vector<std::string_view> parts;
+    for (const ArgWord& a : argv)
+      for (std::string_view name : names_in(a.text))
+        if (auto it = world.notes.find(name); it != world.notes.end())
+          if (std::find(parts.begin(), parts.end(), it->second) == parts.end()) parts.push_back(it->second);
+    std::string note;
+    for (std::string_view p : parts) note += fmt::format("{}{}", note.empty() ? "" : ", ", p);
+    return note;
+  }
+
+  // A launch command whose last word is `\ ` at the end of a line (a backslash, then blanks): the
+  // shell reads an argument of one blank and ends the command there, so the lines below, meant as
+  // its arguments, never reach the engine. One finding, at the backslash.
+  static void report_broken_line(const SimpleCommand& command, const Place& at, Sink& sink) {
+    if (!at.src || command.empty()) return;
+    const Word& last = command.back();
+    const std::string_view text = at.src->text;
+    const std::size_t b = last.begin + at.shift;
+    if (last.text.empty() || last.text.find_first_not_of(" \t") != npos || b + 1 >= text.size() || text[b] != '\\')
+      return;
+    std::size_t end = b + 1;
+    while (end < text.size() && is_blank(text[end])) ++end;
+    if (end < text.size() && text[end] != '\n') return;
+    sink.fail(fmt::format("a backslash followed by {} ends this line: the shell reads it as an argument of one blank and "
+                          "the command ends here, so the lines below are not its arguments; remove what follows the "
+                          "backslash",
+                          text[b + 1] == '\t' ? "a tab" : "a space"),
+              at.src->lines.line_at(b), at.src->lines.column_at(b));
+  }
+
+  // `PATTERN)` in a case: the command's last word is followed by `)` where it was written.
+  static bool is_pattern(const SimpleCommand& command, const Place& at) {
+    if (!at.src) return false;
+    const std::string_view text = at.src->text;
+    std::size_t i = command.back().begin + at.shift;
+    while (i < text.size() && !is_blank(text[i]) && text[i] != '\n' && text[i] != ')' && text[i] != ';') ++i;
+    while (i < text.size() && is_blank(text[i])) ++i;
+    return i < text.size() && text[i] == ')';
+  }
+
+  // Tracks if/case/loops by their keywords; removes a leading keyword (`then X=1`). False when
+  // nothing of the command is left to read.
+  bool follow_keyword(SimpleCommand& command, const Place& at, Sink& sink) {
+    while (!command.empty()) {
+      const std::string& head = command[0].text;
+      if (head == "if" || head == "case" || head == "while" || head == "until" || head == "for" || head == "select") {
+        open(head == "if" ? Kind::conditional : head == "case" ? Kind::choice : Kind::loop);
+        if (head != "if" && head != "while" && head != "until") return false;  // `case X in`, `for X in ...`
+      } else if (head == "then" || head == "do" || head == "else") {
+        if (!stack_.empty()) begin_arm(head == "else");
+      } else if (head == "elif") {
+        if (!stack_.empty()) stack_.back().arm = -1;  // its condition, then its `then`
+      } else if (head == "fi" || head == "done" || head == "esac") {
+        close(at, sink);
+      } else if (!stack_.empty() && stack_.back().kind == Kind::choice && is_pattern(command, at)) {
+        begin_arm(command.size() == 1 && command[0].text == "*");
+        return false;
+      } else {
+        return true;
+      }
+      command.erase(command.begin());
+    }
+    return false;
+  }
+
+  void open(Kind kind) {
+    if (stack_.size() >= kMaxConstructs) return;
+    stack_.emplace_back();
+    stack_.back().kind = kind;
+    stack_.back().worlds_before = worlds_.size();
+  }
+
+  void begin_arm(bool catch_all) {
+    Construct& c = stack_.back();
+    c.arm = next_arm_++;
+    c.arms.push_back(c.arm);
+    c.catch_all = c.catch_all || catch_all;
+    if (stack_.size() == 1) c.log.emplace_back();
+  }
+
+  // The end of a construct. At the top level, where one of its branches always runs (an else, a
+  // `*)`) and each assigns, the sets of values from before it are gone: each earlier branch's set
+  // is combined with each of this construct's branches instead. (A branch that may not run adds a
+  // set of its own, the defaults with its assignments, combined with no other.)
+  void close(const Place& at, Sink& sink) {
+    if (stack_.empty()) return;
+    Construct c = std::move(stack_.back());
+    stack_.pop_back();
+    if (!stack_.empty() || c.kind == Kind::loop || !c.catch_all) return;
+    const bool every_arm_assigns =
+        !c.arms.empty() && std::all_of(c.arms.begin(), c.arms.end(), [&](int arm) { return world_of(arm) != npos; });
+    const std::size_t before = std::min(c.worlds_before, worlds_.size());
+    if (!every_arm_assigns || before == 0) return;
+    const std::size_t branches = static_cast<std::size_t>(
+        std::count_if(c.log.begin(), c.log.end(), [](const std::vector<Assignment>& b) { return !b.empty(); }));
+    // All or nothing: past the bound the earlier sets stay (this construct's values unknown there).
+    if (worlds_.size() - before + (before - 1) * branches > kMaxBranches) {
+      room(at, c.log.front().front().command.front(), sink, /*fits=*/false);
+      return;
+    }
+    for (std::size_t w = 1; w < before; ++w) {
+      for (const std::vector<Assignment>& branch : c.log) {
+        if (branch.empty()) continue;
+        worlds_.push_back(worlds_[w]);
+        for (const Assignment& a : branch) assign_in(worlds_.size() - 1, a.command, a.at, nullptr, true);
+      }
+    }
+    worlds_.erase(worlds_.begin(), worlds_.begin() + static_cast<std::ptrdiff_t>(before));
+    arm_world_.clear();  // the construct is closed: no command is read in its branches again
+  }
+
+  std::size_t world_of(int arm) const {
+    for (const auto& [a, w] : arm_world_)
+      if (a == arm) return w;
+    return npos;
+  }
+
+  // The set of values of the innermost branch that has one; npos outside every branch that assigns.
+  std::size_t own_world() const {
+    for (auto c = stack_.rbegin(); c != stack_.rend(); ++c)
+      if (c->arm >= 0)
+        if (const std::size_t w = world_of(c->arm); w != npos) return w;
+    return npos;
+  }
+
+  std::vector<std::size_t> visible_worlds() const {
+    if (const std::size_t own = own_world(); own != npos) return {own};
+    std::vector<std::size_t> all(worlds_.size());
+    for (std::size_t k = 0; k < all.size(); ++k) all[k] = k;
+    return all;
+  }
+
+  int innermost_arm() const {
+    for (auto c = stack_.rbegin(); c != stack_.rend(); ++c)
+      if (c->arm >= 0) return c->arm;
+    return -1;
+  }
+
+  // Whether one more set of values fits (`fits` false: it is known not to); the first time one
+  // does not, a finding says so.
+  bool room(const Place& at, const Word& where, Sink& sink, bool fits = true) {
+    if (fits && worlds_.size() < kMaxBranches) return true;
+    if (!bound_reported_)
+      sink.fail(fmt::format("more than {} combinations of this script's branches assign variables; the commands are "
+                            "checked with the first {} only",
+                            kMaxBranches, kMaxBranches),
+                line_of(where, at));
+    bound_reported_ = true;
+    return false;
+  }
+
+  void assign(const SimpleCommand& command, const Place& at, Sink& sink) {
+    const int arm = innermost_arm();
+    if (arm < 0) {  // outside every branch: every set of values takes it
+      for (std::size_t w = 0; w < worlds_.size(); ++w) assign_in(w, command, at, w == 0 ? &sink : nullptr, false);
+      return;
+    }
+    const std::size_t base = own_world() == npos ? 0 : own_world();
+    SimpleCommand kept;  // $OPTARG, $2 over a default the script documents: the default stands
+    for (const Word& w : command) {
+      const std::size_t eq = w.text.find('=');
+      const bool user = eq != npos && !w.array && is_user_value(std::string_view(w.text).substr(eq + 1));
+      if (!(user && worlds_[base].vars.count(w.text.substr(0, eq)))) kept.push_back(w);
+    }
+    if (kept.empty() || !std::any_of(kept.begin(), kept.end(), [](const Word& w) { return is_assignment(w.text); }))
+      return;
+    std::size_t w = world_of(arm);
+    if (w == npos) {
+      if (!room(at, command.front(), sink)) return;
+      worlds_.push_back(worlds_[base]);
+      w = worlds_.size() - 1;
+      arm_world_.emplace_back(arm, w);
+    }
+    assign_in(w, kept, at, &sink, true);
+    if (stack_.size() >= 1 && stack_.front().arm == arm && !stack_.front().log.empty() &&
+        stack_.front().log.back().size() < kMaxLogged)
+      stack_.front().log.back().push_back(Assignment{kept, at});
+  }
+
+  // Records assignments in one set of values (their findings to `sink` when given: once, not per
+  // set) with the notes they carry: a branch's own (`on_branch`), else those of what they use.
+  static void assign_in(std::size_t index, const SimpleCommand& command, const Place& at, Sink* sink, bool on_branch,
+                        std::vector<World>& worlds) {
+    World& world = worlds[index];
+    Sink quiet;
+    record_assignments(command, at.src, at.shift, world.vars, sink ? *sink : quiet, at.line);
+    for (const Word& w : command) {
+      const std::size_t eq = w.text.find('=');
+      if (eq == npos || !is_assignment(w.text)) continue;
+      const std::string name = w.text.substr(0, eq > 0 && w.text[eq - 1] == '+' ? eq - 1 : eq);
+      std::string note;
+      if (on_branch) {
+        std::string set = w.array ? w.text + "(...)" : w.text;
+        if (set.size() > 80) set = set.substr(0, 77) + "...";
+        note = fmt::format("{} (line {})", set, line_of(w, at));
+      }
+      std::vector<std::string_view> used = names_in(w.text.substr(eq + 1));
+      for (const Word& e : w.elements)
+        for (std::string_view n : names_in(e.text)) used.push_back(n);
+      if (w.text[eq - 1] == '+') used.push_back(name);  // X+=...: what X held too
+      for (std::string_view n : used)
+        if (auto it = world.notes.find(n); it != world.notes.end() && note.find(it->second) == npos &&
+                                           note.size() + it->second.size() < kMaxNoteBytes)
+          note += (note.empty() ? "" : ", ") + it->second;
+      if (note.empty()) {
+        world.notes.erase(name);
+      } else {
+        world.notes[name] = std::move(note);
+      }
+    }
+  }
+  void assign_in(std::size_t index, const SimpleCommand& command, const Place& at, Sink* sink, bool on_branch) {
+    assign_in(index, command, at, sink, on_branch, worlds_);
+  }
+
+  static int line_of(const Word& w, const Place& at) { return at.src ? at.src->lines.line_at(w.begin + at.shift) : at.line; }
+
+  std::vector<World> worlds_;
+  std::vector<Construct> stack_;
+  std::vector<std::pair<int, std::size_t>> arm_world_;  // branch -> its set of values
+  int next_arm_ = 0;
+  bool bound_reported_ = false;
+};
 
 }  // namespace
 
@@ -411,8 +752,11 @@ void extract(const std::vector<ArgWord>& argv, const Context& ctx, int depth, Si
         launcher = LauncherMatch{entry, std::string(basename(argv[k].text)) + " run " + argv[run->image].text, run->image + 1};
     }
     if (launcher) {
-      sink.found.push_back(launch_command(sink, *launcher->launcher, std::move(launcher->name), argv.front().line,
-                                          argv, launcher->args_begin));
+      // The command's first line, or the launcher's where it was written earlier: `exec "${CMD[@]}"`
+      // runs the command the array CMD=( ... ) spelled out above.
+      const int line = argv[k].line > 0 && argv[k].line < argv.front().line ? argv[k].line : argv.front().line;
+      sink.found.push_back(launch_command(sink, *launcher->launcher, std::move(launcher->name), line, argv,
+                                          launcher->args_begin));
       return;
     }
     if (auto script = match_shell_script(argv, k)) {
@@ -434,43 +778,25 @@ void scan_script(const ArgWord& script, const Context& ctx, int depth, OnLexErro
     return;
   }
   Locator locate(ctx.source, script.raw, script.line);
-  Variables vars;
-  if (ctx.env) {
-    for (const auto& [name, value] : *ctx.env) {
-      if (is_assignment(name + "=") && vars.size() < kMaxVariableWords)
-        vars[name] = Variable{{ArgWord{value, script.line, script.raw, WordShape::value}}, false};
-    }
-  }
-  for (const SimpleCommand& command : lexed.commands) {
-    if (record_assignments(command, nullptr, 0, vars, sink, script.line)) continue;
+  ScriptReader reader(ctx.env, script.line, script.raw);
+  const auto located = [&](const SimpleCommand& command) {
     std::vector<ArgWord> argv;
     for (const Word& w : command) {
       ArgWord a = locate.next(w.text);
       a.shape = placeholder_shape(w.text, w.shape);
       argv.push_back(std::move(a));
     }
-    const Expander expander(vars);
-    std::vector<ArgWord> expanded = expander.expand_all(argv);
-    if (!expander.overflow().empty()) {
-      sink.fail(fmt::format("this command {}; it was not checked", expander.overflow()),
-                argv.empty() ? script.line : argv.front().line);
-      continue;
-    }
-    extract(expanded, ctx, depth, sink);
-  }
+    return argv;
+  };
+  for (const SimpleCommand& command : lexed.commands)
+    reader.take(command, ScriptReader::Place{nullptr, 0, script.line}, located, ctx, depth, nullptr, sink);
 }
 
 // A whole script. A part that does not tokenise is one finding; reading goes on at the next line.
 void scan_shell(const Source& src, int depth, OnLexError on_error, Sink& sink, const Environment* env) {
   const std::string_view text = src.text;
   const Context ctx{&src, env};
-  Variables vars;
-  if (env) {
-    for (const auto& [name, value] : *env) {
-      if (is_assignment(name + "=") && vars.size() < kMaxVariableWords)
-        vars[name] = Variable{{ArgWord{value, src.lines.line_at(0), 0, WordShape::value}}, false};
-    }
-  }
+  ScriptReader reader(env, src.lines.line_at(0), 0);
   const LauncherStarts starts(*sink.launchers);
   std::vector<Span> heredocs;
   std::size_t from = 0;
@@ -479,7 +805,8 @@ void scan_shell(const Source& src, int depth, OnLexError on_error, Sink& sink, c
   while (from < text.size() && restarts++ < kMaxRestarts) {
     // Each command is searched as soon as it is read: the script's words are never all held at once.
     const std::function<void(SimpleCommand&)> on_command = [&, shift = from](SimpleCommand& command) {
-      take_command(command, src, shift, ctx, depth, vars, starts, sink);
+      const auto written = [&](const SimpleCommand& c) { return words_of(c, src, shift); };
+      reader.take(std::move(command), ScriptReader::Place{&src, shift, 0}, written, ctx, depth, &starts, sink);
     };
     const Lexed lexed = lex_shell(text.substr(from), on_command);
     for (const Span& h : lexed.heredocs) heredocs.push_back({h.begin + from, h.end + from});

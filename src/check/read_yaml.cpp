@@ -4,6 +4,8 @@
 #include "check/launcher_match.hpp"
 #include "core/yaml_load.hpp"
 
+#include <map>
+
 #if defined(ATTNSEL_WITH_YAML) && ATTNSEL_WITH_YAML
 #include <yaml-cpp/yaml.h>
 #define ATTNSEL_LAUNCH_YAML 1
@@ -32,6 +34,17 @@ class YamlScanner {
 
   // Reports invalid YAML to the sink when `report` is set.
   void run(bool report) {
+    // envFrom may name a ConfigMap written further down: the file's ConfigMaps are read first.
+    if (file_.text.find("envFrom") != npos) {
+      reading_config_maps_ = true;
+      each_document(/*report=*/false);
+      reading_config_maps_ = false;
+    }
+    each_document(report);
+  }
+
+ private:
+  void each_document(bool report) {
     // One document at a time: yaml-cpp 0.7's LoadAll loops forever on some invalid input (","),
     // jbeder/yaml-cpp#1040, fixed upstream by #1319 (2024, after 0.8.0); Load is not affected.
     const std::vector<PhysicalLine> lines = split_lines(file_.text);
@@ -46,7 +59,6 @@ class YamlScanner {
     }
   }
 
- private:
   bool load(std::size_t begin, std::size_t end, bool report) {
     const std::string_view doc = std::string_view(file_.text).substr(begin, end - begin);
     bool content = false;  // a part with only comments and directives is not a document
@@ -64,7 +76,12 @@ class YamlScanner {
       return !report;
     }
     try {
-      walk(YAML::Load(std::string(doc)), 0);
+      const YAML::Node root = YAML::Load(std::string(doc));
+      if (reading_config_maps_) {
+        collect_config_map(root);
+      } else {
+        walk(root, 0);
+      }
     } catch (const YAML::Exception& e) {
       if (!report) return true;
       if (e.mark.is_null()) {
@@ -93,25 +110,30 @@ class YamlScanner {
     if (!node.IsDefined() || node.IsNull()) return argv;
     if (node.IsSequence()) {
       for (const YAML::Node& item : node) {
+        if (!item.IsScalar()) continue;
         // $(VAR) (Kubernetes), ${VAR} and $VAR (compose), a Helm value: filled in before the program
         // runs. Kubernetes leaves $VAR and ${VAR} alone: the program receives them as written.
         // (A Helm template's {{ ... }} reaches here as ${...}: a value too.)
-        const std::string& t = item.Scalar();
-        const bool filled = compose_ ? t.find('$') != npos : t.find("$(") != npos || (helm_ && t.find("${") != npos);
+        bool from_env = false;
+        const std::string t = compose_ ? item.Scalar() : container_env_filled(item.Scalar(), from_env);
+        const bool filled =
+            from_env || (compose_ ? t.find('$') != npos : t.find("$(") != npos || (helm_ && t.find("${") != npos));
         const WordShape shape = filled ? WordShape::value : WordShape::literal;
-        if (item.IsScalar()) argv.push_back(ArgWord{item.Scalar(), line_of(item), pos_of(item), placeholder_shape(item.Scalar(), shape)});
+        argv.push_back(ArgWord{t, line_of(item), pos_of(item), placeholder_shape(t, shape)});
       }
     } else if (node.IsScalar()) {
-      const Lexed lexed = lex_shell(node.Scalar());
+      bool from_env = false;
+      const std::string script = compose_ ? node.Scalar() : container_env_filled(node.Scalar(), from_env);
+      const Lexed lexed = lex_shell(script);
       if (!lexed.error.empty()) {
-        if (sink_.mentions_launcher(node.Scalar())) sink_.fail(lexed.error + " in a YAML command string", line_of(node));
+        if (sink_.mentions_launcher(script)) sink_.fail(lexed.error + " in a YAML command string", line_of(node));
         return argv;
       }
       Locator locate(&file_, pos_of(node), line_of(node));
       for (const SimpleCommand& command : lexed.commands) {
         for (const Word& w : command) {
           ArgWord a = locate.next(w.text);
-          a.shape = placeholder_shape(w.text, w.shape);
+          a.shape = placeholder_shape(w.text, from_env ? widen(w.shape, WordShape::value) : w.shape);
           argv.push_back(std::move(a));
         }
       }
@@ -119,9 +141,56 @@ class YamlScanner {
     return argv;
   }
 
+  // A container's command or args as Kubernetes passes them: each $(NAME) the container's env (or
+  // a ConfigMap of this file it takes with envFrom) sets becomes its value, $$ is a literal $, and
+  // any other $(NAME) stays as written. `filled` is set when a value came from the env.
+  std::string container_env_filled(const std::string& text, bool& filled) const {
+    if (text.find("$(") == npos) return text;
+    std::string out;
+    for (std::size_t i = 0; i < text.size();) {
+      if (text.compare(i, 2, "$$") == 0) {
+        out += '$';
+        i += 2;
+        continue;
+      }
+      const std::size_t close = text.compare(i, 2, "$(") == 0 ? text.find(')', i + 2) : npos;
+      const std::string* value = close == npos ? nullptr : env_value(std::string_view(text).substr(i + 2, close - i - 2));
+      if (!value || out.size() + value->size() > kMaxFilledBytes) {
+        out += text[i++];
+        continue;
+      }
+      out += *value;
+      filled = true;
+      i = close + 1;
+    }
+    return out;
+  }
+
+  // The value the innermost env being walked gives NAME; null when none does.
+  const std::string* env_value(std::string_view name) const {
+    for (auto it = env_.rbegin(); it != env_.rend(); ++it)
+      if (it->first == name) return &it->second;
+    return nullptr;
+  }
+
+  // A ConfigMap's data, by its name, for the containers that take it with envFrom.
+  void collect_config_map(const YAML::Node& root) {
+    if (!root.IsMap() || !root["kind"].IsDefined() || !root["kind"].IsScalar() || root["kind"].Scalar() != "ConfigMap")
+      return;
+    const YAML::Node meta = root["metadata"], data = root["data"];
+    if (!meta.IsDefined() || !meta.IsMap() || !meta["name"].IsDefined() || !meta["name"].IsScalar() ||
+        !data.IsDefined() || !data.IsMap() || config_maps_.size() >= kMaxConfigMaps)
+      return;
+    Environment& values = config_maps_[meta["name"].Scalar()];
+    for (const auto& kv : data)
+      if (kv.first.IsScalar() && kv.second.IsScalar() && values.size() < kMaxEnvEntries)
+        values.emplace_back(kv.first.Scalar(), kv.second.Scalar());
+  }
+
   // env: [{name, value}] (Kubernetes), env: ["K=V"] / environment: {K: V} (dstack, compose),
   // envs: {K: V} (SkyPilot): the values this map's scripts see.
   void collect_env(const YAML::Node& map) {
+    collect_env_from(map["envFrom"]);  // first: a name in env wins over the same name from envFrom
     for (const char* key : {"env", "envs", "environment"}) {
       const YAML::Node e = map[key];
       if (!e.IsDefined()) continue;
@@ -143,8 +212,23 @@ class YamlScanner {
     }
   }
 
+  // envFrom: [{configMapRef: {name: X}, prefix: P}]: the data of ConfigMap X, when this file holds it.
+  void collect_env_from(const YAML::Node& sources) {
+    if (!sources.IsDefined() || !sources.IsSequence()) return;
+    for (const YAML::Node& source : sources) {
+      if (!source.IsMap()) continue;
+      const YAML::Node ref = source["configMapRef"];
+      if (!ref.IsDefined() || !ref.IsMap() || !ref["name"].IsDefined() || !ref["name"].IsScalar()) continue;
+      const auto data = config_maps_.find(ref["name"].Scalar());
+      if (data == config_maps_.end()) continue;
+      const YAML::Node prefix = source["prefix"];
+      const std::string p = prefix.IsDefined() && prefix.IsScalar() ? prefix.Scalar() : std::string();
+      for (const auto& [name, value] : data->second) add_env(p + name, value);
+    }
+  }
+
   void add_env(const std::string& name, const std::string& value) {
-    if (env_.size() < 4096 && value.find('$') == npos) env_.emplace_back(name, value);
+    if (env_.size() < kMaxEnvEntries && value.find('$') == npos) env_.emplace_back(name, value);
   }
 
   Context context() const { return Context{&file_, env_.empty() ? nullptr : &env_}; }
@@ -243,8 +327,14 @@ class YamlScanner {
     return nullptr;
   }
 
+  static constexpr std::size_t kMaxEnvEntries = 4096;
+  static constexpr std::size_t kMaxConfigMaps = 256;
+  static constexpr std::size_t kMaxFilledBytes = 1u << 16;  // one word with its $(NAME)s filled in
+
   Source file_;
   int first_line_;
+  bool reading_config_maps_ = false;  // the first pass of run(): ConfigMaps only
+  std::map<std::string, Environment, std::less<>> config_maps_;  // name -> data, for envFrom
   bool compose_;
   bool helm_;  // a Helm template read as YAML (helm_as_yaml): its ${...} are template values
   Sink& sink_;
@@ -274,18 +364,128 @@ void scan_yaml(std::string_view text, int first_line, InputFormat format, bool r
 #endif
 }
 
+namespace {
+
+// A line that is only a template action: its text between {{ and }}, trim markers and blanks
+// removed; nullopt for any other line.
+std::optional<std::string_view> action_of(std::string_view line) {
+  std::string_view t = trim(line);
+  if (!starts_with(t, "{{") || !ends_with(t, "}}") || t.find("}}") != t.size() - 2) return std::nullopt;
+  t = t.substr(2, t.size() - 4);
+  while (!t.empty() && (t.front() == '-' || is_blank(t.front()))) t.remove_prefix(1);
+  while (!t.empty() && (t.back() == '-' || is_blank(t.back()))) t.remove_suffix(1);
+  return t;
+}
+
+std::string_view first_word(std::string_view t) { return t.substr(0, t.find_first_of(" \t(")); }
+
+// The if/else blocks of a Helm template, each written on lines of their own: how many branches
+// each has and the line where each branch after the first begins. A block's lines are read one
+// branch at a time (each pass takes one branch of every block): both branches of
+// `{{ if }} command: [...] {{ else }} command: [...] {{ end }}` are judged, and their keys never
+// meet as duplicates.
+class HelmBranches {
+ public:
+  explicit HelmBranches(const std::vector<PhysicalLine>& lines) : lines_(lines) {
+    std::vector<int> open;  // the blocks enclosing the line: an if's id, or -1 for range/with/define
+    for (std::size_t k = 0; k < lines.size(); ++k) {
+      const std::optional<std::string_view> a = action_of(lines[k].text);
+      if (!a) continue;
+      const std::string_view w = first_word(*a);
+      if (w == "if") {
+        open.push_back(static_cast<int>(branch_lines_.size()));
+        branch_lines_.emplace_back();
+      } else if (w == "range" || w == "with" || w == "define" || w == "block") {
+        open.push_back(-1);
+      } else if (w == "else" && !open.empty() && open.back() >= 0) {
+        auto& starts = branch_lines_[static_cast<std::size_t>(open.back())];
+        if (starts.size() < kMaxBranches) starts.push_back(static_cast<int>(k) + 1);
+      } else if (w == "end" && !open.empty()) {
+        open.pop_back();
+      }
+    }
+    for (const auto& starts : branch_lines_) passes_ = std::max(passes_, starts.size() + 1);
+  }
+
+  // How many readings the template needs: the most branches of one block (1 without else).
+  std::size_t passes() const { return passes_; }
+
+  // Which lines pass `pass` leaves out: those of the branches it does not take.
+  std::vector<bool> left_out(std::size_t pass) const {
+    std::vector<bool> out(lines_.size(), false);
+    struct Frame {
+      int block;
+      std::size_t branch;
+    };
+    std::vector<Frame> open;
+    std::size_t next_block = 0;
+    std::size_t off = 0;  // how many of the open blocks are on a branch this pass does not take
+    auto is_off = [&](const Frame& f) { return f.block >= 0 && f.branch != taken(static_cast<std::size_t>(f.block), pass); };
+    for (std::size_t k = 0; k < lines_.size(); ++k) {
+      const std::optional<std::string_view> a = action_of(lines_[k].text);
+      if (!a) {
+        out[k] = off > 0;
+        continue;
+      }
+      const std::string_view w = first_word(*a);
+      if (w == "if" || w == "range" || w == "with" || w == "define" || w == "block") {
+        open.push_back(Frame{w == "if" ? static_cast<int>(next_block++) : -1, 0});
+        off += is_off(open.back()) ? 1 : 0;
+      } else if (w == "else" && !open.empty() && open.back().block >= 0) {
+        off -= is_off(open.back()) ? 1 : 0;
+        ++open.back().branch;
+        off += is_off(open.back()) ? 1 : 0;
+      } else if (w == "end" && !open.empty()) {
+        off -= is_off(open.back()) ? 1 : 0;
+        open.pop_back();
+      }
+    }
+    return out;
+  }
+
+  // The branches after the first that pass `pass` takes, by the line their {{ else }} is on, for
+  // LaunchCommand::branch ("... where the template's {{ else }} at line 13 is taken"); "" for pass 0.
+  std::string note(std::size_t pass) const {
+    std::string lines;
+    std::size_t n = 0;
+    for (std::size_t b = 0; b < branch_lines_.size(); ++b) {
+      const std::size_t t = taken(b, pass);
+      if (t == 0) continue;
+      if (++n > 4) {
+        lines += ", ...";
+        break;
+      }
+      lines += (lines.empty() ? "" : ", ") + std::to_string(branch_lines_[b][t - 1]);
+    }
+    if (lines.empty()) return {};
+    return n == 1 ? "the template's {{ else }} at line " + lines + " is taken"
+                  : "the template's {{ else }} branches at lines " + lines + " are taken";
+  }
+
+ private:
+  static constexpr std::size_t kMaxBranches = 8;
+  // The branch of block `b` that pass `pass` takes: that one, or the block's last when it has fewer.
+  std::size_t taken(std::size_t b, std::size_t pass) const { return std::min(pass, branch_lines_[b].size()); }
+
+  const std::vector<PhysicalLine>& lines_;
+  std::vector<std::vector<int>> branch_lines_;  // per if block: the lines its else branches begin on
+  std::size_t passes_ = 1;
+};
+
+}  // namespace
+
 // {{ ... }} made YAML-safe and opaque: a line that is only a template action is blanked, an
-// inline one becomes ${...} (an unknown value to the shell reader). Lines stay where they were.
-std::string helm_as_yaml(std::string_view text) {
+// inline one becomes ${...} (an unknown value to the shell reader); `left_out` lines are blanked
+// too. Lines stay where they were.
+std::string helm_as_yaml(const std::vector<PhysicalLine>& lines, const std::vector<bool>& left_out) {
   std::string out;
-  out.reserve(text.size());
-  for (const PhysicalLine& l : split_lines(text)) {
-    const std::string_view t = trim(l.text);
-    if (starts_with(t, "{{") && ends_with(t, "}}") && t.find("}}") == t.size() - 2) {
+  for (std::size_t k = 0; k < lines.size(); ++k) {
+    const std::string_view line = lines[k].text;
+    if ((k < left_out.size() && left_out[k]) || action_of(line)) {
       out += "\n";
       continue;
     }
-    std::string_view rest = l.text;
+    std::string_view rest = line;
     while (!rest.empty()) {
       const std::size_t open = rest.find("{{");
       const std::size_t close = open == npos ? npos : rest.find("}}", open + 2);
@@ -306,8 +506,29 @@ std::string helm_as_yaml(std::string_view text) {
   return out;
 }
 
+// A Helm template, read once per branch of its if/else blocks (HelmBranches): a command or
+// finding read in an earlier pass is not repeated; one first read in a later pass names its branch.
 void scan_helm(std::string_view text, Sink& sink) {
-  scan_yaml(helm_as_yaml(text), 1, InputFormat::helm, /*report=*/true, sink);
+  const std::vector<PhysicalLine> lines = split_lines(text);
+  const HelmBranches branches(lines);
+  for (std::size_t pass = 0; pass < branches.passes(); ++pass) {
+    const std::size_t found = sink.found.size(), skipped = sink.skipped.size();
+    scan_yaml(helm_as_yaml(lines, branches.left_out(pass)), 1, InputFormat::helm, /*report=*/true, sink);
+    if (pass == 0) continue;
+    auto seen_cmd = [&](const LaunchCommand& c) {
+      return std::any_of(sink.found.begin(), sink.found.begin() + static_cast<std::ptrdiff_t>(found),
+                         [&](const LaunchCommand& o) { return o.line == c.line && o.args == c.args && o.launcher == c.launcher; });
+    };
+    sink.found.erase(std::remove_if(sink.found.begin() + static_cast<std::ptrdiff_t>(found), sink.found.end(), seen_cmd),
+                     sink.found.end());
+    for (std::size_t k = found; k < sink.found.size(); ++k) sink.found[k].branch = branches.note(pass);
+    auto seen_error = [&](const Error& e) {
+      return std::any_of(sink.skipped.begin(), sink.skipped.begin() + static_cast<std::ptrdiff_t>(skipped),
+                         [&](const Error& o) { return o.where == e.where && o.message == e.message; });
+    };
+    sink.skipped.erase(std::remove_if(sink.skipped.begin() + static_cast<std::ptrdiff_t>(skipped), sink.skipped.end(), seen_error),
+                       sink.skipped.end());
+  }
 }
 
 }  // namespace launch_detail

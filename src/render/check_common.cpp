@@ -47,7 +47,10 @@ std::vector<Finding> findings_of(const CommandCheck* begin, const CommandCheck* 
       const Severity sev = d->diagnostic.severity;
       const bool own = d->diagnostic.rule.rfind("check.", 0) == 0;
       if (sev == Severity::info && !own) continue;
-      const std::string message = located_message(*d);
+      // A command read once per branch of its script: each finding says which branch.
+      const std::string message =
+          c.command.branch.empty() ? located_message(*d)
+                                   : fmt::format("{} (on the branch where {})", located_message(*d), c.command.branch);
       const std::string identity =
           fmt::format("{}\n{}\n{}\n{}", static_cast<int>(sev), d->line, d->diagnostic.rule, message);
       auto [at, added] = index.emplace(identity, found.size());

@@ -239,6 +239,7 @@ std::string text_block(const CommandCheck* begin, const CommandCheck* end, const
   if (nth > 1) out += "\n";
   const std::string at = one_line(where(cmd, cmd.line));
   out += st.bold(at.empty() ? "command" : at) + "  " + one_line(shortened(command_text(cmd))) + "\n";
+  if (!cmd.branch.empty()) out += "  " + st.dim("as run on the branch where " + one_line(cmd.branch)) + "\n";
   for (const auto& d : begin->findings)
     if (everywhere(d) && shown(d)) out += line_of(cmd, d, "  ");
   for (const CommandCheck* it = begin; it != end; ++it) {
@@ -306,6 +307,7 @@ json command_json(const CommandCheck& c) {
   j["gpu"] = c.target.label;
   j["launcher"] = c.command.launcher;
   j["command"] = command_text(c.command);
+  j["branch"] = c.command.branch.empty() ? json(nullptr) : json(c.command.branch);
   j["args"] = c.command.args;
   j["verdict"] = std::string(name_of(c.verdict()));
   j["judged"] = c.judged();
