@@ -283,8 +283,13 @@ struct MatrixInfo {
 // the block becomes alignment x ceil(state bytes / (alignment x attention bytes per token)) when the
 // planned size is smaller (vLLM's HybridAttentionMambaModelConfig and, later,
 // Platform._align_hybrid_block_size). The matrix's "hybrid_page" object; absent: no such step.
+struct HybridAlignmentRule {
+  Condition when;  // judged as a plan-scope condition on the chosen attention backend
+  int alignment = 16;
+};
 struct HybridPagePolicy {
   int alignment = 16;                   // tokens: the raised block is a multiple of it
+  std::vector<HybridAlignmentRule> alignment_rules;  // the first that holds sets the alignment
   bool alignment_from_backend = false;  // the chosen backend's smallest kernel block, where its cell names one
   bool align_to_block_size = false;     // the alignment is at least the planned block size
   bool only_given_block_size = false;   // a block size the user did not give is left at the default

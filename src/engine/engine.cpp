@@ -677,8 +677,21 @@ class Engine {
     std::optional<int> kernel_alignment;
     if (const Verdict* v = verdicts_.find(attention, 0); v && v->cell)
       kernel_alignment = detail::smallest_kernel_block(v->cell->page_size);
+    std::optional<int> rule_alignment;
+    EvalContext ctx = base_;
+    ctx.backend = attention;
+    ctx.phase = 0;
+    ctx.backend_explicit = out_.slots.front().phase[0].origin == ChoiceOrigin::explicit_flag;
+    ctx.prefill = out_.slots.front().phase[0].backend;
+    ctx.decode = out_.slots.front().phase[1].backend;
+    ctx.page_size = out_.page.page_size;
+    for (const HybridAlignmentRule& rule : policy->alignment_rules)
+      if (matches(rule.when, ctx)) {
+        rule_alignment = rule.alignment;
+        break;
+      }
     const auto block = detail::hybrid_block_size(*policy, out_.request, base_.kv_dtype, out_.page.page_size,
-                                                 out_.request.page_size.has_value(), kernel_alignment);
+                                                 out_.request.page_size.has_value(), kernel_alignment, rule_alignment);
     if (!block) return;
     Finding f = finding(policy->info, policy->info.severity);
     f.from = out_.page.page_size;

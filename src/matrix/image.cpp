@@ -229,9 +229,10 @@ void io(A& a, MatrixInfo& i) {
   fields(a, i.engine, i.title, i.version, i.engine_version, i.schema_version, i.paged_kv_cache, i.any_model,
          i.description, i.source, i.origin, i.extends);
 }
+template <class A> void io(A& a, HybridAlignmentRule& r) { fields(a, r.when, r.alignment); }
 template <class A>
 void io(A& a, HybridPagePolicy& p) {
-  fields(a, p.alignment, p.alignment_from_backend, p.align_to_block_size, p.only_given_block_size,
+  fields(a, p.alignment, p.alignment_rules, p.alignment_from_backend, p.align_to_block_size, p.only_given_block_size,
          p.float32_state_architectures, p.info);
 }
 template <class A> void io(A& a, Matrix& m) { ImageCodec::matrix(a, m); }
@@ -310,8 +311,9 @@ ATTNSEL_IMAGE_FIELDS(Rule, 768);
 ATTNSEL_IMAGE_FIELDS(SelectionEntry, 776);
 ATTNSEL_IMAGE_FIELDS(FeatureRule, 744);
 ATTNSEL_IMAGE_FIELDS(MatrixInfo, 264);
-ATTNSEL_IMAGE_FIELDS(Matrix, 784);
-ATTNSEL_IMAGE_FIELDS(HybridPagePolicy, 200);
+ATTNSEL_IMAGE_FIELDS(Matrix, 816);
+ATTNSEL_IMAGE_FIELDS(HybridPagePolicy, 232);
+ATTNSEL_IMAGE_FIELDS(HybridAlignmentRule, 576);
 ATTNSEL_IMAGE_FIELDS(GpuArch, 136);
 ATTNSEL_IMAGE_FIELDS(GpuModel, 64);
 ATTNSEL_IMAGE_FIELDS(ModelFamily, 152);

@@ -59,6 +59,7 @@ class MatrixBuilder {
     read_slots(r.require("slots"), "/slots");
     // Backends before anything that names them.
     read_backends(r.require("backends"), "/backends");
+    if (hybrid_page_json_) read_hybrid_page(*hybrid_page_json_, "/matrix/hybrid_page");  // its rules name backends
     if (const json* f = r.get("features")) read_features(*f, "/features");
     read_rules(r.require("rules"), "/rules");
     read_selection(r.require("selection"), "/selection");
@@ -359,7 +360,7 @@ class MatrixBuilder {
     m_.info_.source = required_source(r);
     if (const json* p = r.get("default_page_size")) m_.default_page_size_ = expect_int(*p, r.child("default_page_size"), 1, kMaxPageSize);
     m_.info_.paged_kv_cache = r.boolean("paged_kv_cache", true);
-    if (const json* h = r.get("hybrid_page")) read_hybrid_page(*h, r.child("hybrid_page"));
+    hybrid_page_json_ = r.get("hybrid_page");  // read once the backends are known
     if (auto models = r.optional_string("models")) {
       if (*models != "any") fail(r.child("models"), "the only value is \"any\" (the choice does not depend on the model)");
       m_.info_.any_model = true;
@@ -372,6 +373,18 @@ class MatrixBuilder {
     HybridPagePolicy p;
     p.info = rule_info(r, true);
     if (const json* a = r.get("alignment")) p.alignment = expect_int(*a, r.child("alignment"), 1, kMaxPageSize);
+    if (const json* rules = r.get("alignment_rules")) {
+      const std::string list = r.child("alignment_rules");
+      if (!rules->is_array() || rules->empty() || rules->size() > 16) fail(list, "expected an array of 1 to 16 rules");
+      for (std::size_t i = 0; i < rules->size(); ++i) {
+        ObjectReader rr((*rules)[i], fmt::format("{}/{}", list, i));
+        HybridAlignmentRule rule;
+        rule.when = condition(rr.require("when"), rr.child("when"), RuleScope::plan);
+        rule.alignment = expect_int(rr.require("alignment"), rr.child("alignment"), 1, kMaxPageSize);
+        rr.finish();
+        p.alignment_rules.push_back(std::move(rule));
+      }
+    }
     p.alignment_from_backend = r.boolean("alignment_from_backend", false);
     p.align_to_block_size = r.boolean("align_to_block_size", false);
     p.only_given_block_size = r.boolean("only_given_block_size", false);
@@ -803,6 +816,7 @@ class MatrixBuilder {
   }
 
   Matrix& m_;
+  const json* hybrid_page_json_ = nullptr;  // matrix.hybrid_page, read after the backends
   std::vector<std::tuple<SlotId, std::string, std::string>> pending_slot_defaults_;
   std::vector<std::tuple<SlotId, std::string, std::string>> pending_only_with_;
 };

@@ -169,7 +169,8 @@ std::optional<int> smallest_kernel_block(const PageSupport& support) {
 }
 
 std::optional<int> hybrid_block_size(const HybridPagePolicy& policy, const Request& request, KvCacheDtype kv_dtype,
-                                     int planned, bool planned_given, std::optional<int> kernel_alignment) {
+                                     int planned, bool planned_given, std::optional<int> kernel_alignment,
+                                     std::optional<int> rule_alignment) {
   const ModelTraits& m = request.model;
   if (!m.recurrent_state || m.kind == AttentionKind::mla || m.kind == AttentionKind::dsa) return std::nullopt;
   if (policy.only_given_block_size && !planned_given) return std::nullopt;
@@ -183,6 +184,7 @@ std::optional<int> hybrid_block_size(const HybridPagePolicy& policy, const Reque
   if (state <= 0) return std::nullopt;
   long long alignment = policy.alignment;
   if (policy.alignment_from_backend && kernel_alignment) alignment = *kernel_alignment;
+  if (rule_alignment) alignment = *rule_alignment;
   if (policy.align_to_block_size) alignment = std::max<long long>(alignment, planned);
   const long long block = alignment * ceil_div(state, alignment * *attention);
   if (block <= planned || block > (1LL << 30)) return std::nullopt;

@@ -29,8 +29,10 @@ PagePlan solve_page_plan(const PageInputs& inputs, std::optional<int> requested,
 // plan alone (no recurrent state in the config, an MLA model, a KV dtype whose page attnsel cannot
 // size, a default block the release keeps). `kernel_alignment`: the chosen backend's smallest kernel
 // block, where its cell names one.
+// `rule_alignment`: the alignment of the first alignment_rules entry that holds, which wins over both.
 std::optional<int> hybrid_block_size(const HybridPagePolicy& policy, const Request& request, KvCacheDtype kv_dtype,
-                                     int planned, bool planned_given, std::optional<int> kernel_alignment);
+                                     int planned, bool planned_given, std::optional<int> kernel_alignment,
+                                     std::optional<int> rule_alignment);
 
 // A backend's smallest kernel block: its multiple, or its smallest fixed size; nullopt for any size.
 std::optional<int> smallest_kernel_block(const PageSupport& support);
