@@ -576,5 +576,42 @@ TEST(ModelReferenceTest, BadCheckpointPatternsAreRefusedWithTheirPointer) {
   EXPECT_NE(bad_head.error().where.find("/families/0/head_dim"), std::string::npos) << bad_head.error().describe();
 }
 
+// A hybrid model's recurrent state, by the keys its vLLM model class reads; a config with absurd
+// dimensions gives none (the state's byte count must stay far inside 64 bits).
+TEST(Catalog, RecurrentStateFromConfig) {
+  auto gdn = traits_from_config(catalog(), R"({"architectures": ["Qwen3NextForCausalLM"], "linear_num_key_heads": 16,
+      "linear_num_value_heads": 32, "linear_key_head_dim": 128, "linear_value_head_dim": 128,
+      "linear_conv_kernel_dim": 4})", "qwen3-next.json");
+  ASSERT_TRUE(gdn.ok()) << gdn.error().describe();
+  ASSERT_TRUE(gdn->recurrent_state);
+  EXPECT_EQ(gdn->recurrent_state->kind, RecurrentState::Kind::gated_delta_net);
+  EXPECT_EQ(gdn->recurrent_state->num_v_heads, 32);
+
+  auto nemotron = traits_from_config(catalog(), R"({"architectures": ["NemotronHForCausalLM"], "mamba_num_heads": 128,
+      "mamba_head_dim": 64, "n_groups": 8, "ssm_state_size": 128, "conv_kernel": 4})", "nemotron-h.json");
+  ASSERT_TRUE(nemotron.ok() && nemotron->recurrent_state);
+  EXPECT_EQ(nemotron->recurrent_state->kind, RecurrentState::Kind::mamba2);
+  EXPECT_EQ(nemotron->recurrent_state->intermediate_size, 128 * 64);
+
+  auto falcon = traits_from_config(catalog(), R"({"hidden_size": 2048, "mamba_n_heads": 24, "mamba_d_head": 128,
+      "mamba_n_groups": 1, "mamba_d_state": 256, "mamba_d_conv": 4, "mamba_expand": 2})", "falcon-h1.json");
+  ASSERT_TRUE(falcon.ok() && falcon->recurrent_state);
+  EXPECT_EQ(falcon->recurrent_state->intermediate_size, 4096);  // no mamba_d_ssm: expand x hidden
+
+  auto jamba = traits_from_config(catalog(), R"({"hidden_size": 4096, "mamba_expand": 2, "mamba_d_state": 16,
+      "mamba_d_conv": 4})", "jamba.json");
+  ASSERT_TRUE(jamba.ok() && jamba->recurrent_state);
+  EXPECT_EQ(jamba->recurrent_state->kind, RecurrentState::Kind::mamba1);
+
+  auto plain = traits_from_config(catalog(), R"({"num_attention_heads": 32, "hidden_size": 4096})", "llama.json");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(plain->recurrent_state);
+
+  auto absurd = traits_from_config(catalog(), R"({"mamba_num_heads": 16000000, "mamba_head_dim": 16000000,
+      "n_groups": 16000000, "ssm_state_size": 16000000, "conv_kernel": 16000000})", "absurd.json");
+  ASSERT_TRUE(absurd.ok());
+  EXPECT_FALSE(absurd->recurrent_state);
+}
+
 }  // namespace
 }  // namespace attnsel

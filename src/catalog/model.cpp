@@ -46,8 +46,10 @@ std::optional<int> count(const json& j, const char* key) {
 // mamba_n_heads, mamba_d_ssm else mamba_expand x hidden_size) and Mamba1 (Jamba). nullopt when the
 // config has none of these sets complete.
 std::optional<RecurrentState> read_recurrent_state(const json& text) {
+  // Every dimension at most 2^16 (real models: hundreds), so the state's byte count stays far inside
+  // 64 bits whatever a config says.
   auto all = [](std::initializer_list<std::optional<int>> v) {
-    return std::all_of(v.begin(), v.end(), [](const std::optional<int>& x) { return x.has_value(); });
+    return std::all_of(v.begin(), v.end(), [](const std::optional<int>& x) { return x && *x <= (1 << 16); });
   };
   // A product of two config fields, or nullopt past 2^30 (a hostile config never overflows).
   auto product = [](std::optional<int> a, std::optional<int> b) -> std::optional<int> {
@@ -68,7 +70,7 @@ std::optional<RecurrentState> read_recurrent_state(const json& text) {
   st.kind = RecurrentState::Kind::mamba2;
   if (auto h = count(text, "mamba_num_heads"), d = count(text, "mamba_head_dim"), g = count(text, "n_groups"),
       n = count(text, "ssm_state_size"), k = count(text, "conv_kernel");
-      all({h, d, g, n, k, product(h, d)})) {  // NemotronH
+      all({h, d, g, n, k}) && product(h, d)) {  // NemotronH
     st.num_heads = *h, st.head_dim = *d, st.n_groups = *g, st.state_size = *n, st.conv_kernel = *k;
     st.intermediate_size = *product(h, d);
     return st;
@@ -81,7 +83,7 @@ std::optional<RecurrentState> read_recurrent_state(const json& text) {
     st.intermediate_size = i ? *i : *expanded;
     return st;
   }
-  if (all({state, conv, expanded}) && !count(text, "mamba_n_heads")) {  // Jamba
+  if (all({state, conv}) && expanded && !count(text, "mamba_n_heads")) {  // Jamba
     st.kind = RecurrentState::Kind::mamba1;
     st.state_size = *state, st.conv_kernel = *conv, st.intermediate_size = *expanded;
     return st;

@@ -186,7 +186,8 @@ std::optional<int> hybrid_block_size(const HybridPagePolicy& policy, const Reque
   if (policy.alignment_from_backend && kernel_alignment) alignment = *kernel_alignment;
   if (rule_alignment) alignment = *rule_alignment;
   if (policy.align_to_block_size) alignment = std::max<long long>(alignment, planned);
-  const long long block = alignment * ceil_div(state, alignment * *attention);
+  // alignment x ceil(state / (alignment x attention)), as nested ceilings: no product can overflow.
+  const long long block = alignment * ceil_div(ceil_div(state, *attention), alignment);
   if (block <= planned || block > (1LL << 30)) return std::nullopt;
   return static_cast<int>(block);
 }
