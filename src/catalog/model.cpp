@@ -69,10 +69,10 @@ std::optional<RecurrentState> read_recurrent_state(const json& text) {
   const std::optional<int> expanded = product(hidden, expand);
   st.kind = RecurrentState::Kind::mamba2;
   if (auto h = count(text, "mamba_num_heads"), d = count(text, "mamba_head_dim"), g = count(text, "n_groups"),
-      n = count(text, "ssm_state_size"), k = count(text, "conv_kernel");
-      all({h, d, g, n, k}) && product(h, d)) {  // NemotronH
+      n = count(text, "ssm_state_size"), k = count(text, "conv_kernel"), i = product(h, d);
+      all({h, d, g, n, k}) && i) {  // NemotronH
     st.num_heads = *h, st.head_dim = *d, st.n_groups = *g, st.state_size = *n, st.conv_kernel = *k;
-    st.intermediate_size = *product(h, d);
+    st.intermediate_size = *i;
     return st;
   }
   const std::optional<int> state = count(text, "mamba_d_state"), conv = count(text, "mamba_d_conv");

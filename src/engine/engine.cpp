@@ -672,19 +672,20 @@ class Engine {
   void align_hybrid_block() {
     const auto& policy = m_.hybrid_page();
     if (!policy || out_.slots.empty() || !out_.request.model.recurrent_state) return;
-    const BackendId attention = out_.slots.front().phase[0].backend;
+    const SlotPlan& plan = out_.slots.front();
+    const BackendId attention = plan.phase[0].backend;
     if (attention == kNoBackend) return;
     std::optional<int> kernel_alignment;
     if (const Verdict* v = verdicts_.find(attention, 0); v && v->cell)
       kernel_alignment = detail::smallest_kernel_block(v->cell->page_size);
-    std::optional<int> rule_alignment;
     EvalContext ctx = base_;
     ctx.backend = attention;
     ctx.phase = 0;
-    ctx.backend_explicit = out_.slots.front().phase[0].origin == ChoiceOrigin::explicit_flag;
-    ctx.prefill = out_.slots.front().phase[0].backend;
-    ctx.decode = out_.slots.front().phase[1].backend;
+    ctx.backend_explicit = plan.phase[0].origin == ChoiceOrigin::explicit_flag;
+    ctx.prefill = plan.phase[0].backend;
+    ctx.decode = plan.phase[1].backend;
     ctx.page_size = out_.page.page_size;
+    std::optional<int> rule_alignment;
     for (const HybridAlignmentRule& rule : policy->alignment_rules)
       if (matches(rule.when, ctx)) {
         rule_alignment = rule.alignment;

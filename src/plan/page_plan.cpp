@@ -107,13 +107,11 @@ long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 int model_dtype_bytes(const std::string& torch_dtype) { return torch_dtype == "float32" ? 4 : 2; }
 
 // One token of one attention layer on one GPU: K and V of each KV head (vLLM's FullAttentionSpec
-// page_size_bytes with block_size 1; per-token-head quantisation adds a float32 scale for K and V
-// per head). nullopt for layouts attnsel does not size (FP4, int4, TurboQuant).
-std::optional<long long> attention_bytes_per_token(const Request& r, KvCacheDtype kv_dtype) {
-  const ModelTraits& m = r.model;
+// page_size_bytes with block_size 1). nullopt for FP4, whose packed layout attnsel does not size (the
+// engine's other layouts, per-token-head and TurboQuant caches, are not judged before this).
+std::optional<long long> attention_bytes_per_token(const ModelTraits& m, int tp, KvCacheDtype kv_dtype) {
   if (!m.head_dim || !m.num_key_value_heads) return std::nullopt;
-  const std::string& written = r.kv_cache_dtype_written;
-  int bytes = 0, scale = 0;
+  int bytes = 0;
   switch (kv_dtype) {
     case KvCacheDtype::auto_: bytes = model_dtype_bytes(m.torch_dtype); break;
     case KvCacheDtype::bf16:
@@ -123,14 +121,8 @@ std::optional<long long> attention_bytes_per_token(const Request& r, KvCacheDtyp
     case KvCacheDtype::fp8_e5m2: bytes = 1; break;
     case KvCacheDtype::fp4_e2m1: return std::nullopt;
   }
-  if (written.find("per_token_head") != std::string::npos) {
-    if (written.rfind("int4", 0) == 0) return std::nullopt;
-    bytes = 1, scale = 4;
-  } else if (written.rfind("turboquant", 0) == 0 || written.rfind("int", 0) == 0) {
-    return std::nullopt;
-  }
-  const long long kv_heads = std::max(1, *m.num_key_value_heads / std::max(1, r.tensor_parallel_size));
-  return 2 * kv_heads * (static_cast<long long>(*m.head_dim) * bytes + scale);
+  const long long kv_heads = std::max(1, *m.num_key_value_heads / tp);
+  return 2 * kv_heads * *m.head_dim * bytes;
 }
 
 // One sequence's recurrent state on one GPU (vLLM's MambaStateShapeCalculator: the convolution state
@@ -175,7 +167,7 @@ std::optional<int> hybrid_block_size(const HybridPagePolicy& policy, const Reque
   if (!m.recurrent_state || m.kind == AttentionKind::mla || m.kind == AttentionKind::dsa) return std::nullopt;
   if (policy.only_given_block_size && !planned_given) return std::nullopt;
   const int tp = std::max(1, request.tensor_parallel_size);
-  const auto attention = attention_bytes_per_token(request, kv_dtype);
+  const auto attention = attention_bytes_per_token(m, tp, kv_dtype);
   if (!attention || *attention <= 0) return std::nullopt;
   const int conv_bytes = model_dtype_bytes(m.torch_dtype);
   const auto& f32 = policy.float32_state_architectures;
