@@ -651,7 +651,7 @@ class ScriptReader {
         if (set.size() > 80) set = set.substr(0, 77) + "...";
         note = fmt::format("{} (line {})", set, line_of(w, at));
       }
-      std::vector<std::string_view> used = names_in(w.text.substr(eq + 1));
+      std::vector<std::string_view> used = names_in(std::string_view(w.text).substr(eq + 1));  // views into w
       for (const Word& e : w.elements)
         for (std::string_view n : names_in(e.text)) used.push_back(n);
       if (w.text[eq - 1] == '+') used.push_back(name);  // X+=...: what X held too
