@@ -88,11 +88,14 @@ inline std::string classify(const Matrix& m, const json& c, const Verdict& v) {
 }
 
 // An allowlist entry matches a disagreement by release (or "*"), class, attnsel's rule (an id or a
-// list of ids), and any of the case's fields it names (gpu, model, flags as one string, cuda, platform).
+// list of ids), the backend attnsel judged (`attnsel_backend`: its prefill or decode backend, any of a
+// list), and any of the case's fields it names (gpu, model, flags as one string, cuda, platform, and
+// `env`: each named variable holds one of the listed values).
 struct Allowed {
   json entry;
   int used = 0;
-  bool matches(const std::string& release, const std::string& cls, const std::string& rule, const json& c) const {
+  bool matches(const std::string& release, const std::string& cls, const Verdict& v, const json& c) const {
+    const std::string& rule = v.rule;
     if (entry.value("class_of_disagreement", "") != cls) return false;
     const auto releases = entry.value("releases", std::vector<std::string>{"*"});
     if (std::find(releases.begin(), releases.end(), "*") == releases.end() &&
@@ -107,6 +110,19 @@ struct Allowed {
       const auto want = entry[key].get<std::vector<std::string>>();
       const std::string have = c.value(key, "");
       if (std::find(want.begin(), want.end(), have) == want.end()) return false;
+    }
+    if (entry.contains("attnsel_backend")) {
+      const auto want = entry["attnsel_backend"].get<std::vector<std::string>>();
+      const auto named = [&](const std::string& b) { return std::find(want.begin(), want.end(), b) != want.end(); };
+      if (!named(v.prefill) && !named(v.decode)) return false;
+    }
+    if (entry.contains("env")) {
+      for (const auto& [name, values] : entry["env"].items()) {
+        const json* have = c.contains("env") && c["env"].is_object() && c["env"].contains(name) ? &c["env"][name] : nullptr;
+        if (!have || !have->is_string() ||
+            std::find(values.begin(), values.end(), have->get<std::string>()) == values.end())
+          return false;
+      }
     }
     if (entry.contains("flags_contain")) {
       std::string flags;

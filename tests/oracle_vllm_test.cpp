@@ -225,7 +225,7 @@ TEST(OracleVllm, AnswerSetsAgree) {
       ++t.by_class[cls];
       Allowed* hit = nullptr;  // the first entry that explains it; every matching one counts as in use
       for (auto& a : allowlist)
-        if (a.matches(header.at("release").get<std::string>(), cls, v.rule, c)) {
+        if (a.matches(header.at("release").get<std::string>(), cls, v, c)) {
           ++a.used;
           if (!hit) hit = &a;
         }
