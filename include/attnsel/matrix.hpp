@@ -272,6 +272,9 @@ struct MatrixInfo {
   int schema_version = 1;
   bool paged_kv_cache = true;  // false for engines without a paged KV cache (diffusion): no page-size plan
   bool any_model = false;      // "models": "any": the choice does not depend on the model's attention kind
+  // false: the engine's automatic walk takes a candidate whatever the page size (vLLM before v0.18
+  // validated no kernel block size); one that cannot run the page is still the engine's choice
+  bool selection_checks_page_size = true;
   std::string description;
   std::string source;
   std::string origin;         // where it was loaded from: "built-in", a file path
@@ -293,6 +296,7 @@ struct HybridPagePolicy {
   bool alignment_from_backend = false;  // the chosen backend's smallest kernel block, where its cell names one
   bool align_to_block_size = false;     // the alignment is at least the planned block size
   bool only_given_block_size = false;   // a block size the user did not give is left at the default
+  bool before_selection = false;        // a given block is raised before the backends are chosen (vLLM <= 0.21)
   std::vector<std::string> float32_state_architectures;  // the SSM state kept in float32 unless told otherwise
   RuleInfo info;                        // the note the plan carries when it raises the block ({from}, {to})
 };

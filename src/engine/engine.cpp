@@ -113,6 +113,7 @@ class Engine {
   std::optional<Error> run() {
     if (auto err = resolve_explicit()) return err;
     apply_request_rules();
+    const bool raised_before = raise_given_hybrid_block();
     planned_ = 0;
     for (SlotId s = 0; s < m_.slots().size(); ++s) {
       if (!m_.slot(s).kinds.contains(out_.request.model.kind)) continue;
@@ -127,8 +128,13 @@ class Engine {
       check_backend_config();
       plan_page_size();
       apply_plan_rules();
-      revalidate_at_final_page();
-      align_hybrid_block();
+      if (raised_before) {  // the backends were judged at the raised block: plan it, nothing to re-judge
+        align_hybrid_block();
+        revalidate_at_final_page();
+      } else {
+        revalidate_at_final_page();
+        align_hybrid_block();
+      }
       collect();
     }
     return std::nullopt;
@@ -433,6 +439,9 @@ class Engine {
     };
     const std::int8_t phase_tag = phases.size() == 1 ? static_cast<std::int8_t>(phases[0]) : -1;
     const SelectionEntry* sglang_choice = nullptr;  // the first entry that matched: what SGLang itself would run
+    // An engine whose walk does not check the page size takes the first candidate that fails only on
+    // it: that is its choice, and it cannot run; attnsel walks on for one that can.
+    BackendId page_blind_choice = kNoBackend;
     for (const auto& entry : m_.selection()) {
       if (entry.slot != s || !std::all_of(phases.begin(), phases.end(), [&](int p) { return entry.phases.contains(static_cast<Phase>(p)); }))
         continue;
@@ -441,12 +450,20 @@ class Engine {
       // A priority list is walked as the engine walks it: the first candidate that is valid runs.
       for (BackendId candidate : entry.backends) {
         if (!usable_everywhere(candidate)) {
+          if (page_blind_choice == kNoBackend && sglang_choice == &entry && !m_.info().selection_checks_page_size &&
+              fails_only_on_page_size(candidate, phases))
+            page_blind_choice = candidate;
           out_.trace.push_back({TraceStep::Kind::entry_failed, s, phase_tag, candidate, &entry.info});
           continue;
         }
-        take(candidate, sglang_choice == &entry ? ChoiceOrigin::sglang_auto : ChoiceOrigin::attnsel_auto, &entry.info);
+        const bool engines_own = sglang_choice == &entry && page_blind_choice == kNoBackend;
+        take(candidate, engines_own ? ChoiceOrigin::sglang_auto : ChoiceOrigin::attnsel_auto, &entry.info);
         out_.trace.push_back({TraceStep::Kind::entry_matched, s, phase_tag, candidate, &entry.info});
-        if (sglang_choice != &entry) note_default_fails(*sglang_choice, candidate, phase_tag);
+        if (page_blind_choice != kNoBackend) {
+          note_default_fails(page_blind_choice, candidate, phase_tag);
+        } else if (sglang_choice != &entry) {
+          note_default_fails(sglang_choice->backend, candidate, phase_tag);
+        }
         return;
       }
     }
@@ -460,7 +477,11 @@ class Engine {
       if (m_.backend(b).slot != s || !usable_everywhere(b)) continue;
       take(b, ChoiceOrigin::attnsel_auto, nullptr);
       out_.trace.push_back({TraceStep::Kind::fallback, s, phase_tag, b, nullptr});
-      if (sglang_choice) note_default_fails(*sglang_choice, b, phase_tag);
+      if (page_blind_choice != kNoBackend) {
+        note_default_fails(page_blind_choice, b, phase_tag);
+      } else if (sglang_choice) {
+        note_default_fails(sglang_choice->backend, b, phase_tag);
+      }
       return;
     }
     // Nothing runs here: report SGLang's own choice (or the slot default) so its reasons show.
@@ -511,9 +532,24 @@ class Engine {
     return allowed;
   }
 
-  void note_default_fails(const SelectionEntry& entry, BackendId picked, std::int8_t phase) {
-    Finding f = finding(m_.builtin(BuiltinRule::default_fails), Severity::warning, entry.backend, phase);
-    f.from = entry.backend;
+  // A candidate the page size alone rules out: valid in every phase but for the cell's page-size
+  // check, and allowed by the plan rules.
+  bool fails_only_on_page_size(BackendId candidate, const Phases& phases) {
+    const RuleInfo* page = &m_.builtin(BuiltinRule::page_size);
+    for (int p : phases) {
+      if (judge(candidate, p).ignored_by) return false;
+      const Verdict& v = judge(runs(candidate, p), p);
+      if (v.valid) continue;
+      if (std::any_of(v.findings.begin(), v.findings.end(),
+                      [&](const Finding& f) { return f.severity == Severity::error && f.rule != page; }))
+        return false;
+    }
+    return true;
+  }
+
+  void note_default_fails(BackendId engine_choice, BackendId picked, std::int8_t phase) {
+    Finding f = finding(m_.builtin(BuiltinRule::default_fails), Severity::warning, engine_choice, phase);
+    f.from = engine_choice;
     f.to = picked;
     f.values = Finding::Values::backend;
     add(f);
@@ -664,6 +700,31 @@ class Engine {
                                         m_.builtin(BuiltinRule::page_rewrite_conflict));
     for (const auto& f : findings) add(f);
     out_.trace.push_back({TraceStep::Kind::page, 0, -1, kNoBackend, out_.page.rewrite_rule});
+  }
+
+  // vLLM up to v0.21 raises a hybrid model's given block when it builds its configuration, before
+  // any layer chooses a backend (HybridAttentionMambaModelConfig.verify_and_update_config): the
+  // backends are judged at the raised block. The alignment rules see the backend the user named.
+  bool raise_given_hybrid_block() {
+    const auto& policy = m_.hybrid_page();
+    if (!policy || !policy->before_selection || !out_.request.page_size || !out_.request.model.recurrent_state ||
+        m_.slots().empty())
+      return false;
+    EvalContext ctx = base_;
+    ctx.phase = 0;
+    ctx.backend = explicit_[0][0];
+    ctx.backend_explicit = ctx.backend != kNoBackend;
+    std::optional<int> rule_alignment;
+    for (const HybridAlignmentRule& rule : policy->alignment_rules)
+      if (matches(rule.when, ctx)) {
+        rule_alignment = rule.alignment;
+        break;
+      }
+    const auto block = detail::hybrid_block_size(*policy, out_.request, base_.kv_dtype, base_.page_size, true,
+                                                 std::nullopt, rule_alignment);
+    if (!block) return false;
+    base_.page_size = *block;
+    return true;
   }
 
   // A hybrid model's attention block holds one sequence's recurrent state (matrix hybrid_page): the

@@ -227,12 +227,14 @@ template <class A> void io(A& a, FeatureRule& f) { fields(a, f.info, f.when, f.s
 template <class A>
 void io(A& a, MatrixInfo& i) {
   fields(a, i.engine, i.title, i.version, i.engine_version, i.schema_version, i.paged_kv_cache, i.any_model,
+         i.selection_checks_page_size,
          i.description, i.source, i.origin, i.extends);
 }
 template <class A> void io(A& a, HybridAlignmentRule& r) { fields(a, r.when, r.alignment); }
 template <class A>
 void io(A& a, HybridPagePolicy& p) {
   fields(a, p.alignment, p.alignment_rules, p.alignment_from_backend, p.align_to_block_size, p.only_given_block_size,
+         p.before_selection,
          p.float32_state_architectures, p.info);
 }
 template <class A> void io(A& a, Matrix& m) { ImageCodec::matrix(a, m); }

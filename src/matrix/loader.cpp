@@ -360,6 +360,7 @@ class MatrixBuilder {
     m_.info_.source = required_source(r);
     if (const json* p = r.get("default_page_size")) m_.default_page_size_ = expect_int(*p, r.child("default_page_size"), 1, kMaxPageSize);
     m_.info_.paged_kv_cache = r.boolean("paged_kv_cache", true);
+    m_.info_.selection_checks_page_size = r.boolean("selection_checks_page_size", true);
     hybrid_page_json_ = r.get("hybrid_page");  // read once the backends are known
     if (auto models = r.optional_string("models")) {
       if (*models != "any") fail(r.child("models"), "the only value is \"any\" (the choice does not depend on the model)");
@@ -388,6 +389,7 @@ class MatrixBuilder {
     p.alignment_from_backend = r.boolean("alignment_from_backend", false);
     p.align_to_block_size = r.boolean("align_to_block_size", false);
     p.only_given_block_size = r.boolean("only_given_block_size", false);
+    p.before_selection = r.boolean("before_selection", false);
     if (r.has("float32_state_architectures")) p.float32_state_architectures = r.strings("float32_state_architectures");
     r.finish();
     m_.hybrid_page_ = std::move(p);
