@@ -812,6 +812,12 @@ class Locator {
  public:
   Locator(const Matrix& m, const ParsedArgs& args) : m_(m), args_(args) {}
 
+  // The engine's flag for the page size (SGLang's --page-size, vLLM's --block-size).
+  std::string page_flag() const {
+    const GrammarFlag* f = args_.grammar ? args_.grammar->for_field("page_size") : nullptr;
+    return f ? f->names.front() : std::string("--page-size");
+  }
+
   // The user's flag for a backend in a phase (-1: any), or null when they named none.
   const Value* backend_value(BackendId backend, int phase) const {
     Finding f;
@@ -893,8 +899,8 @@ class Locator {
   mutable std::deque<Value> extra_;  // boolean flags located on demand; stable addresses
 };
 
-// A fixed-size kernel SGLang does not resize for: without --page-size SGLang keeps its default
-// and the kernel cannot run it. The engine plans the size it needs; a launch command must say it.
+// A fixed-size kernel the engine does not resize for: without its page flag the engine keeps its
+// default and the kernel cannot run it. attnsel plans the size it needs; a launch command must say it.
 void page_size_unset(const Matrix& m, const Selection& s, const Locator& locator, const LaunchCommand& cmd,
                      std::vector<CheckDiagnostic>& out) {
   if (s.page.origin != PageOrigin::planned || s.page.requested) return;
@@ -906,12 +912,13 @@ void page_size_unset(const Matrix& m, const Selection& s, const Locator& locator
     CheckDiagnostic d;
     d.diagnostic.rule = "check.page-size-unset";
     d.diagnostic.severity = Severity::error;
+    const std::string& engine = m.info().title;
+    const std::string flag = locator.page_flag();
     d.diagnostic.message = fmt::format(
-        "{} runs only with page size {} on {}, and SGLang does not set it: without --page-size SGLang keeps its "
-        "default, {}; add --page-size {}",
+        "{} runs only with page size {} on {}, and {} does not set it: without {} {} keeps its default, {}; add {} {}",
         m.backend(c.backend).title, detail::describe_page_support(*c.support), detail::describe_gpu(s.request.device),
-        m.default_page_size(), s.page.page_size);
-    d.diagnostic.source = "the backend's page_size in the matrix; no SGLang rewrite sets it on this GPU";
+        engine, flag, engine, m.default_page_size(), flag, s.page.page_size);
+    d.diagnostic.source = fmt::format("the backend's page_size in the matrix; no {} rewrite sets it on this GPU", engine);
     d.diagnostic.backend = m.backend(c.backend).name;
     d.diagnostic.phase = std::string(name_of(c.phase));
     if (const Value* v = locator.backend_value(c.backend, static_cast<int>(c.phase))) {
