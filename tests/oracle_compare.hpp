@@ -58,7 +58,15 @@ inline void read_selection(const Selection& selection, Verdict& v) {
       v.ok = false;
       v.why = first_line(d.message);
       v.rule = d.rule;
+      return;
     }
+  }
+  // A page size the plan chose that the engine would not set: without the flag the engine keeps
+  // its default, which the kernel cannot run (check's check.page-size-unset).
+  if (selection.page.origin == PageOrigin::planned && !selection.page.requested) {
+    v.ok = false;
+    v.why = "the engine keeps its default page size, which the chosen kernel cannot run";
+    v.rule = "check.page-size-unset";
   }
 }
 
