@@ -717,6 +717,26 @@ bool is_assignment(std::string_view w) {
   return false;
 }
 
+namespace {
+
+// Past kMaxNesting a nested script (sh -c, eval, a heredoc, docker run --entrypoint) is not read;
+// one that names a launcher is a block that could not be read, never dropped silently (else five
+// levels of `sh -c` would hide any command from the check).
+bool read_nested(int depth, std::string_view text, int line, Sink& sink) {
+  if (depth < kMaxNesting) return true;
+  if (sink.mentions_launcher(text))
+    sink.fail(fmt::format("a script nested more than {} deep (sh -c, eval, heredocs); it was not read", kMaxNesting), line);
+  return false;
+}
+
+std::string joined(const std::vector<ArgWord>& words) {
+  std::string out;
+  for (const ArgWord& w : words) out += (out.empty() ? "" : " ") + w.text;
+  return out;
+}
+
+}  // namespace
+
 // One argv (after tokenising): a launch command, a shell running a script, or neither.
 void extract(const std::vector<ArgWord>& argv, const Context& ctx, int depth, Sink& sink) {
   if (argv.size() > kMaxExpandedWords) {
@@ -731,7 +751,8 @@ void extract(const std::vector<ArgWord>& argv, const Context& ctx, int depth, Si
     // eval joins its arguments and runs them as a script.
     ArgWord script{std::string(), argv[first + 1].line, argv[first + 1].raw};
     for (std::size_t k = first + 1; k < argv.size(); ++k) script.text += (k > first + 1 ? " " : "") + argv[k].text;
-    if (depth < kMaxNesting) scan_script(script, Context{nullptr}, depth + 1, OnLexError::fail_if_sglang, sink);
+    if (read_nested(depth, script.text, script.line, sink))
+      scan_script(script, Context{nullptr}, depth + 1, OnLexError::fail_if_sglang, sink);
     return;
   }
   for (std::size_t k = first; k < argv.size(); ++k) {
@@ -745,6 +766,7 @@ void extract(const std::vector<ArgWord>& argv, const Context& ctx, int depth, Si
         std::vector<ArgWord> inner{*run->entrypoint};
         inner.insert(inner.end(), argv.begin() + static_cast<std::ptrdiff_t>(run->image) + 1, argv.end());
         if (depth < kMaxNesting) extract(inner, ctx, depth + 1, sink);
+        else read_nested(depth, joined(inner), argv[k].line, sink);  // said, where it names a launcher
         return;
       }
       const Launcher* entry = run ? launcher_of_image(argv[run->image].text, *sink.launchers) : nullptr;
@@ -760,7 +782,8 @@ void extract(const std::vector<ArgWord>& argv, const Context& ctx, int depth, Si
       return;
     }
     if (auto script = match_shell_script(argv, k)) {
-      if (depth < kMaxNesting) scan_script(argv[*script], ctx, depth + 1, OnLexError::fail_if_sglang, sink);
+      if (read_nested(depth, argv[*script].text, argv[*script].line, sink))
+        scan_script(argv[*script], ctx, depth + 1, OnLexError::fail_if_sglang, sink);
       return;
     }
   }
@@ -822,10 +845,12 @@ void scan_shell(const Source& src, int depth, OnLexError on_error, Sink& sink, c
     if (nl == npos) break;
     from = nl + 1;
   }
-  if (depth >= kMaxNesting) return;
   for (const Span& body : heredocs) {
-    // A heredoc is data (often a script being written out): search it, never fail on it.
-    const Source inner = source_of(text.substr(body.begin, body.end - body.begin), src.lines.line_at(body.begin));
+    // A heredoc is data (often a script being written out): search it, never fail on it (but past
+    // the nesting budget, where it is not searched).
+    const std::string_view data = text.substr(body.begin, body.end - body.begin);
+    if (!read_nested(depth, data, src.lines.line_at(body.begin), sink)) continue;
+    const Source inner = source_of(data, src.lines.line_at(body.begin));
     scan_shell(inner, depth + 1, OnLexError::ignore, sink);
   }
 }
