@@ -26,6 +26,7 @@
 #endif
 
 #include "check/python_values.hpp"
+#include "check/shown_value.hpp"
 #include "core/suggest.hpp"
 
 namespace attnsel {
@@ -203,6 +204,8 @@ class Parser {
            std::string value = {}, std::string suggestion = {}) {
     // A note says the same for every repetition of the same flag (100,000 `--tp`): once, at the first.
     if (severity == Severity::info && !noted_.insert(rule + '\n' + flag + '\n' + message).second) return;
+    detail::shorten_quotations(message, value);
+    detail::shorten_quotations(message, flag);
     out_.findings.push_back(ArgFinding{std::move(rule), severity, std::move(message), std::move(flag), std::move(value),
                                        std::move(suggestion), at.line, at.origin});
   }
