@@ -8,6 +8,7 @@
 #include <functional>
 #include <iterator>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -376,12 +377,32 @@ std::vector<std::string_view> names_in(std::string_view text) {
 // sets: past that a finding says so, and the other branches are read with the values before them.
 class ScriptReader {
  public:
-  ScriptReader(const Environment* env, int line, std::size_t raw) {
+  // `env`: the values the script starts with (a Makefile's exports, a Dockerfile's ENV); only those
+  // `text` names are taken (a Makefile of 5,000 recipe lines copied all of them 5,000 times), and
+  // all the scripts of a file together examine and copy at most kMaxEnvironmentWork.
+  ScriptReader(const Environment* env, int line, std::size_t raw, std::string_view text, Sink& sink) {
     worlds_.push_back(World{});
-    if (!env) return;
-    for (const auto& [name, value] : *env)
-      if (is_assignment(name + "=") && worlds_[0].vars.size() < kMaxVariableWords)
-        worlds_[0].vars[name] = Variable{{ArgWord{value, line, raw, WordShape::value}}, false};
+    if (!env || env->empty() || sink.environment_spent || text.find('$') == npos) return;
+    std::set<std::string_view> named;  // $NAME and ${NAME}
+    for (std::size_t i = text.find('$'); i != npos; i = text.find('$', i + 1)) {
+      const std::size_t b = i + 1 + (i + 1 < text.size() && text[i + 1] == '{' ? 1 : 0);
+      std::size_t e = b;
+      while (e < text.size() && is_name_char(text[e])) ++e;
+      if (e > b) named.insert(text.substr(b, e - b));
+    }
+    if (named.empty()) return;
+    for (const auto& [name, value] : *env) {
+      if (!named.count(name) || !is_assignment(name + "=") || worlds_[0].vars.size() >= kMaxVariableWords) continue;
+      sink.environment_work += value.size();
+      worlds_[0].vars[name] = Variable{{ArgWord{value, line, raw, WordShape::value}}, false};
+    }
+    if ((sink.environment_work += env->size()) > kMaxEnvironmentWork) {
+      sink.environment_spent = true;
+      sink.fail(fmt::format("the values this file's scripts start with (exported variables, ENV) come to more than "
+                            "{} MiB over all its scripts; from here on its scripts were read without them",
+                            kMaxEnvironmentWork >> 20),
+                line);
+    }
   }
 
   // Where one command's words were written: in `src` shifted by `shift`, else at `line`.
@@ -801,7 +822,7 @@ void scan_script(const ArgWord& script, const Context& ctx, int depth, OnLexErro
     return;
   }
   Locator locate(ctx.source, script.raw, script.line);
-  ScriptReader reader(ctx.env, script.line, script.raw);
+  ScriptReader reader(ctx.env, script.line, script.raw, script.text, sink);
   const auto located = [&](const SimpleCommand& command) {
     std::vector<ArgWord> argv;
     for (const Word& w : command) {
@@ -819,7 +840,7 @@ void scan_script(const ArgWord& script, const Context& ctx, int depth, OnLexErro
 void scan_shell(const Source& src, int depth, OnLexError on_error, Sink& sink, const Environment* env) {
   const std::string_view text = src.text;
   const Context ctx{&src, env};
-  ScriptReader reader(env, src.lines.line_at(0), 0);
+  ScriptReader reader(env, src.lines.line_at(0), 0, src.text, sink);
   const LauncherStarts starts(*sink.launchers);
   std::vector<Span> heredocs;
   std::size_t from = 0;
