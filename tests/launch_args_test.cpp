@@ -84,6 +84,14 @@ TEST(LaunchArgs, AmbiguousPrefixUnknownFlagTypoAndUnderscores) {
 TEST(LaunchArgs, TypesChoicesAndValues) {
   EXPECT_EQ(rules(parse({"--weights", "m", "--block", "x"})), Rules{"args.type --block=x"});
   EXPECT_TRUE(rules(parse({"--weights", "m", "--block", " +1_024 "})).empty());  // Python's int() takes it
+  // int() reads any Unicode decimal digit and strips any Unicode space (issue 26, round four).
+  EXPECT_TRUE(rules(parse({"--weights", "m", "--block", "\uff18"})).empty());            // FULLWIDTH DIGIT EIGHT
+  EXPECT_TRUE(rules(parse({"--weights", "m", "--block", "\u3000\u0661_\u0660\u00a0"})).empty());  // Arabic-Indic 10
+  EXPECT_TRUE(rules(parse({"--weights", "m", "--block", "\U0001D7D6"})).empty());         // MATHEMATICAL BOLD 8
+  EXPECT_EQ(rules(parse({"--weights", "m", "--block", "\u00b2"})), Rules{"args.type --block=\u00b2"});  // ², not Nd
+  EXPECT_EQ(rules(parse({"--weights", "m", "--block", "+\u30008"})), Rules{"args.type --block=+\u30008"});
+  EXPECT_EQ(rules(parse({"--weights", "m", "--block", "0x8"})), Rules{"args.type --block=0x8"});
+  EXPECT_EQ(rules(parse({"--weights", "m", "--block", "8\xff"})), Rules{"args.type --block=8\xff"});
   EXPECT_EQ(rules(parse({"--weights", "m", "--block-scale", "1e"})), Rules{"args.type --block-scale=1e"});
   EXPECT_TRUE(rules(parse({"--weights", "m", "--block-scale", "inf"})).empty());
   // argparse reads "-inf" as an option (only -1 and -.5 look like negative numbers to it).

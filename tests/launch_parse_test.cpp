@@ -385,6 +385,18 @@ TEST(ShellTokenising, VariablesAndSubstitutionsStayLiteral) {
   EXPECT_EQ(found[0].shape(7), WordShape::value);  // "$BACKEND": one word the shell fills in
 }
 
+// $'...' as bash reads it: the engine receives fa3 for $'fa\x33' (issue 26, round four: it was
+// judged as the literal fa\x33, an invalid choice).
+TEST(ShellTokenising, AnsiCQuotingHasBashsEscapes) {
+  const auto found = find_ok(
+      "python3 -m sglang.launch_server --attention-backend=$'fa\\x33' --a $'\\e[1m\\u00e9\\U0001F600\\101\\cA\\?' "
+      "--b $'x\\0gone' --c $'\\xZ\\q'\n",
+      "run.sh");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].args, (Args{"--attention-backend=fa3", "--a", "\x1b[1m\xc3\xa9\xf0\x9f\x98\x80" "A\x01?", "--b", "x",
+                                 "--c", "\\xZ\\q"}));
+}
+
 TEST(ShellTokenising, RedirectionsAreNotArguments) {
   const auto found =
       find_ok("python3 -m sglang.launch_server --tp 2 >log 2>&1 </dev/null &>/dev/null --page-size 16 >> x &\n",

@@ -77,13 +77,19 @@ ATTNSEL_API std::string render_check_json(const std::vector<CheckReport>& report
 
 // A file as `attnsel check` reads it: the bounded reader (read_input_file; "-" is standard input,
 // its errors named `stdin_name`), then UTF-16 and UTF-32 text refused (io_error, with the iconv
-// command that converts it) and text with NUL bytes in its first 8 KiB marked binary (passed over
-// and counted, never read as a script).
+// command that converts it) and text with a NUL byte anywhere marked binary (counted, never read as
+// a script).
 struct CheckFile {
   std::string text;
   bool binary = false;
+  int nul_line = 0;  // binary: the line of the first NUL byte
 };
 ATTNSEL_API Result<CheckFile> read_check_file(const std::string& path, const std::string& stdin_name = "<stdin>");
+
+// A binary file is never passed over as if it launched nothing: the shells (bash, dash) drop NUL
+// bytes and run the rest of a script, so a NUL byte would hide its commands. The input problem
+// (io_error at `name`:line of the first NUL) that `attnsel check` and check_paths report for it.
+ATTNSEL_API Error binary_file_error(const std::string& name, const CheckFile& file);
 
 // Files and directories checked as `attnsel check PATH...` does: walked (walk_paths), each file read
 // (read_check_file) and checked (check_input, its GPUs and release as the file names them unless

@@ -239,8 +239,6 @@ bool looks_utf16(std::string_view text) {
   return half >= 4 && (nul_odd * 10 >= half * 9 || nul_even * 10 >= half * 9);
 }
 
-bool looks_binary(std::string_view text) { return text.substr(0, 8192).find('\0') != std::string_view::npos; }
-
 }  // namespace
 
 Result<CheckFile> read_check_file(const std::string& path, const std::string& stdin_name) {
@@ -250,9 +248,19 @@ Result<CheckFile> read_check_file(const std::string& path, const std::string& st
   if (looks_utf16(*text))
     return Error{ErrorCode::io_error, "UTF-16 or UTF-32 text; attnsel reads UTF-8 (convert it: iconv -f UTF-16 -t UTF-8)",
                  path == "-" ? stdin_name : path, {}, {}};
-  f.binary = looks_binary(*text);
-  if (!f.binary) f.text = std::move(*text);
+  // Anywhere in the text, not only its head: past a binary-looking head a script still runs.
+  const std::size_t nul = text->find('\0');
+  f.binary = nul != std::string::npos;
+  if (f.binary) f.nul_line = 1 + static_cast<int>(std::count(text->begin(), text->begin() + static_cast<std::ptrdiff_t>(nul), '\n'));
+  else f.text = std::move(*text);
   return f;
+}
+
+Error binary_file_error(const std::string& name, const CheckFile& file) {
+  return Error{ErrorCode::io_error,
+               "a NUL byte: not read as text, and not passed over (bash and dash drop NUL bytes and run the rest "
+               "of a script); remove them, or --exclude the file",
+               name + (file.nul_line > 0 ? ":" + std::to_string(file.nul_line) : std::string()), {}, {}};
 }
 
 bool PathCheck::fails(bool strict) const {
@@ -282,6 +290,7 @@ Result<PathCheck> check_paths(const std::shared_ptr<const Matrix>& matrix, const
     }
     if (file->binary) {
       ++out.binary;
+      problems.push_back(binary_file_error(path, *file));
       continue;
     }
     CheckInput input;

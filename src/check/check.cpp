@@ -23,6 +23,7 @@
 #include <fmt/format.h>
 
 #include "check/python_values.hpp"
+#include "check/shown_value.hpp"
 #include "advisory/check_advisories.hpp"
 #include "core/suggest.hpp"
 #include "render/text_util.hpp"
@@ -70,7 +71,8 @@ std::string join(const Range& names, std::string_view sep = ", ") {
   return out;
 }
 
-// A finding sits on its flag's line when it has one, else on the command's.
+// A finding sits on its flag's line when it has one, else on the command's; a long value is quoted
+// short (shown_value), in its message too. Called once the message is set.
 void place(CheckDiagnostic& d, const Value* where, int command_line) {
   if (where && !where->origin.empty()) {
     // Set in a file the command names (--config): the finding stays on the command, naming that file's line.
@@ -84,6 +86,7 @@ void place(CheckDiagnostic& d, const Value* where, int command_line) {
   } else {
     d.line = command_line;
   }
+  detail::shorten_quotations(d.diagnostic.message, d.value);
 }
 
 // Everything about a command that does not depend on the target GPU.

@@ -4,6 +4,8 @@
 #include "attnsel/launch_args.hpp"
 
 #include <algorithm>
+#include <iterator>
+#include <string>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -24,6 +26,7 @@
 #endif
 
 #include "check/python_values.hpp"
+#include "check/shown_value.hpp"
 #include "core/suggest.hpp"
 
 namespace attnsel {
@@ -39,11 +42,66 @@ std::string_view strip(std::string_view s) {
   return s;
 }
 
+// The zero of each run of ten decimal digits (Unicode category Nd) past ASCII, Unicode 15.0 (Python
+// 3.12's): int() reads "\uff18" (FULLWIDTH DIGIT EIGHT) as 8.
+constexpr char32_t kDigitZeros[] = {
+    0x660,   0x6F0,   0x7C0,   0x966,   0x9E6,   0xA66,   0xAE6,   0xB66,   0xBE6,   0xC66,   0xCE6,   0xD66,
+    0xDE6,   0xE50,   0xED0,   0xF20,   0x1040,  0x1090,  0x17E0,  0x1810,  0x1946,  0x19D0,  0x1A80,  0x1A90,
+    0x1B50,  0x1BB0,  0x1C40,  0x1C50,  0xA620,  0xA8D0,  0xA900,  0xA9D0,  0xA9F0,  0xAA50,  0xABF0,  0xFF10,
+    0x104A0, 0x10D30, 0x11066, 0x110F0, 0x11136, 0x111D0, 0x112F0, 0x11450, 0x114D0, 0x11650, 0x116C0, 0x11730,
+    0x118E0, 0x11950, 0x11C50, 0x11D50, 0x11DA0, 0x11F50, 0x16A60, 0x16AC0, 0x16B50, 0x1D7CE, 0x1D7D8, 0x1D7E2,
+    0x1D7EC, 0x1D7F6, 0x1E140, 0x1E2F0, 0x1E4F0, 0x1E950, 0x1FBF0};
+
+// Python's whitespace past ASCII (str.isspace()).
+bool unicode_space(char32_t c) {
+  return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 ||
+         c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+// The text as int() sees it before parsing: each non-ASCII decimal digit as its ASCII digit and
+// each non-ASCII space as a blank; nullopt when a code point is neither (or the UTF-8 is broken),
+// which int() refuses.
+std::optional<std::string> ascii_for_int(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      out += s[i++];
+      continue;
+    }
+    const std::size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
+    if (n == 0 || n > 4 || i + n > s.size()) return std::nullopt;
+    char32_t cp = c & (0x7F >> n);
+    for (std::size_t k = 1; k < n; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + k]);
+      if ((b & 0xC0) != 0x80) return std::nullopt;
+      cp = (cp << 6) | (b & 0x3F);
+    }
+    i += n;
+    if (unicode_space(cp)) {
+      out += ' ';
+      continue;
+    }
+    const auto zero = std::upper_bound(std::begin(kDigitZeros), std::end(kDigitZeros), cp);
+    if (zero == std::begin(kDigitZeros) || cp - *(zero - 1) > 9) return std::nullopt;
+    out += static_cast<char>('0' + (cp - *(zero - 1)));
+  }
+  return out;
+}
+
 }  // namespace
 
-// Python's int(text): surrounding blanks, a sign, digits with single underscores between them.
-std::optional<long long> detail::python_int(std::string_view s) {
-  s = strip(s);
+// Python's int(text): surrounding blanks, a sign, digits with single underscores between them;
+// any Unicode decimal digit is a digit and any Unicode space a blank, as for int().
+std::optional<long long> detail::python_int(std::string_view text) {
+  std::string converted;
+  if (std::any_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; })) {
+    std::optional<std::string> ascii = ascii_for_int(text);
+    if (!ascii) return std::nullopt;
+    converted = std::move(*ascii);
+    text = converted;
+  }
+  std::string_view s = strip(text);
   bool negative = false;
   if (!s.empty() && (s.front() == '+' || s.front() == '-')) negative = s.front() == '-', s.remove_prefix(1);
   if (s.empty() || s.front() == '_' || s.back() == '_') return std::nullopt;
@@ -146,6 +204,8 @@ class Parser {
            std::string value = {}, std::string suggestion = {}) {
     // A note says the same for every repetition of the same flag (100,000 `--tp`): once, at the first.
     if (severity == Severity::info && !noted_.insert(rule + '\n' + flag + '\n' + message).second) return;
+    detail::shorten_quotations(message, value);
+    detail::shorten_quotations(message, flag);
     out_.findings.push_back(ArgFinding{std::move(rule), severity, std::move(message), std::move(flag), std::move(value),
                                        std::move(suggestion), at.line, at.origin});
   }

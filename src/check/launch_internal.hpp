@@ -21,6 +21,7 @@ namespace attnsel::launch_detail {
 inline constexpr std::size_t npos = std::string_view::npos;
 inline constexpr int kMaxNesting = 4;       // sh -c inside sh -c, heredocs inside heredocs
 inline constexpr int kMaxYamlDepth = 256;
+inline constexpr std::size_t kMaxEnvironmentWork = 256u << 20;  // Sink::environment_work
 
 // ---- small string helpers ----
 
@@ -153,6 +154,9 @@ struct Sink {
   // or shell among their words, nothing to expand) are passed over unexpanded. Off only in tests that
   // prove it changes nothing.
   bool prefilter = true;
+  // What the file's scripts have examined and copied of their starting environments (ScriptReader).
+  std::size_t environment_work = 0;
+  bool environment_spent = false;
 
   // A block that could not be read: one finding, at file:line:col.
   void fail(std::string message, int line, std::optional<std::size_t> column = std::nullopt) {

@@ -499,12 +499,20 @@ class Makefile {
 bool just_name_start(char c) { return is_alpha(c) || c == '_'; }
 bool just_name_char(char c) { return is_alnum(c) || c == '_' || c == '-'; }
 
+// The values of a justfile's variables (or of a recipe's parameters): nullopt where not known, and
+// too_large those past kMaxExpandedBytes (x := x + x forty times), never built.
+struct JustScope {
+  std::map<std::string, std::optional<std::string>, std::less<>> values;
+  std::set<std::string, std::less<>> too_large;
+};
+
 // A just expression, as far as it can be known without running anything: string literals,
-// variables and parameters, `+` and `/` between them, env_var_or_default()/env() defaults.
+// variables and parameters (`scope`, then `outer`), `+` and `/` between them,
+// env_var_or_default()/env() defaults. A value past kMaxExpandedBytes is never built: overflow().
 class JustExpression {
  public:
-  using Values = std::map<std::string, std::optional<std::string>, std::less<>>;
-  JustExpression(std::string_view s, const Values& values) : s_(s), values_(values) {}
+  explicit JustExpression(std::string_view s, const JustScope& scope, const JustScope* outer = nullptr)
+      : s_(s), scope_(scope), outer_(outer) {}
 
   // The value, nullopt when not known; `end` is where the expression stopped.
   std::optional<std::string> parse(std::size_t& end, int depth = 0) {
@@ -514,8 +522,12 @@ class JustExpression {
       if (i_ < s_.size() && (s_[i_] == '+' || s_[i_] == '/')) {
         const char op = s_[i_++];
         std::optional<std::string> rhs = term(depth);
-        if (v && rhs) *v += (op == '/' ? "/" : "") + *rhs;
-        else v.reset();
+        if (v && rhs && v->size() + rhs->size() < kMaxExpandedBytes) {
+          *v += (op == '/' ? "/" : "") + *rhs;
+        } else {
+          overflow_ = overflow_ || (v && rhs);
+          v.reset();
+        }
         continue;
       }
       break;
@@ -529,6 +541,9 @@ class JustExpression {
     skip();
     return i_ == s_.size() && !bad_;
   }
+
+  // Whether the value is known to be past kMaxExpandedBytes (and so was not built).
+  bool overflow() const { return overflow_; }
 
  private:
   void skip() {
@@ -592,8 +607,14 @@ class JustExpression {
       i_ = s_.size();
       return std::nullopt;
     }
-    auto it = values_.find(name);
-    return it == values_.end() ? std::nullopt : it->second;
+    for (const JustScope* scope : {&scope_, outer_}) {
+      if (!scope) continue;
+      auto it = scope->values.find(name);
+      if (it == scope->values.end()) continue;
+      if (!it->second && scope->too_large.count(name)) overflow_ = true;
+      return it->second;
+    }
+    return std::nullopt;
   }
 
   std::optional<std::string> literal() {
@@ -620,9 +641,11 @@ class JustExpression {
   }
 
   std::string_view s_;
-  const Values& values_;
+  const JustScope& scope_;
+  const JustScope* outer_;
   std::size_t i_ = 0;
   bool bad_ = false;
+  bool overflow_ = false;
 };
 
 class Justfile {
@@ -671,10 +694,17 @@ class Justfile {
     if (!starts_with(rest, ":=")) return false;
     const std::string name(t.substr(0, n));
     std::size_t end = 0;
-    JustExpression e(trim(rest.substr(2)), values_);
+    JustExpression e(trim(rest.substr(2)), globals_);
     std::optional<std::string> v = e.parse(end);
     if (!e.complete()) v.reset();
-    if (values_.size() < kMaxVariables || values_.count(name)) values_[name] = v;
+    // All of the file's values together stay within kMaxFileExpansion, as a Makefile's do.
+    const bool too_large = e.overflow() || (v && (spent_ += v->size()) > kMaxFileExpansion);
+    if (too_large) v.reset();
+    if (globals_.values.size() < kMaxVariables || globals_.values.count(name)) {
+      globals_.values[name] = v;
+      if (too_large) globals_.too_large.insert(name);
+      else globals_.too_large.erase(name);
+    }
     if (exported) exported_.insert(name);
     return true;
   }
@@ -690,9 +720,10 @@ class Justfile {
            (trim(lines_[body_end].text).empty() || is_blank(lines_[body_end].text.front())))
       ++body_end;
     if (n == 0 || !just_name_start(t[0])) return at + 1;
-    // The parameters, up to the `:` that is not in a quoted default.
-    JustExpression::Values values = values_;
-    std::set<std::string> exported = exported_;
+    // The parameters, up to the `:` that is not in a quoted default (the variables are looked up
+    // behind them, never copied per recipe).
+    JustScope params;
+    std::set<std::string> exported;  // the parameters exported ($name)
     std::string_view p = t.substr(n);
     bool header = false;
     while (!(p = ltrim(p)).empty()) {
@@ -714,27 +745,32 @@ class Justfile {
       if (!p.empty() && p.front() == '=') {
         std::string_view d = p.substr(1);
         std::size_t end = 0;
+        bool too_large = false;
         if (!d.empty() && (d.front() == '\'' || d.front() == '"' || d.front() == '(')) {
-          JustExpression e(d, values_);
+          JustExpression e(d, globals_);
           value = e.parse(end);
+          too_large = e.overflow();
         } else {  // a bare name or word ends at a blank or the colon
           while (end < d.size() && !is_blank(d[end]) && d[end] != ':') ++end;
-          JustExpression e(d.substr(0, end), values_);
+          JustExpression e(d.substr(0, end), globals_);
           std::size_t inner = 0;
           value = e.parse(inner);
+          too_large = e.overflow();
         }
+        if (too_large) params.too_large.insert(name);
         p = d.substr(std::min(end, d.size()));
       }
-      values[name] = value;  // no default: given on just's command line, unknown here
+      params.values[name] = value;  // no default: given on just's command line, unknown here
       if (param_exported) exported.insert(name);
     }
     if (!header) return at + 1;
-    body(at + 1, body_end, values, exported);
+    body(at + 1, body_end, params, exported);
     return body_end;
   }
 
   // {{ expr }} in a body line: the value where known, else an unknown value; {{{{ is a literal {{.
-  std::string interpolate(std::string_view s, const JustExpression::Values& values) const {
+  // nullopt when the line would be longer than kMaxExpandedBytes (it is not built).
+  std::optional<std::string> interpolate(std::string_view s, const JustScope& params) const {
     std::string out;
     for (std::size_t i = 0; i < s.size();) {
       const std::size_t open = s.find("{{", i);
@@ -754,20 +790,50 @@ class Justfile {
         break;
       }
       const std::string_view expr = trim(s.substr(open + 2, close - open - 2));
-      JustExpression e(expr, values);
+      JustExpression e(expr, params, &globals_);
       std::size_t end = 0;
       std::optional<std::string> v = e.parse(end);
+      if (e.overflow() || (v && out.size() + v->size() > kMaxExpandedBytes)) return std::nullopt;
       out += v && e.complete() ? *v : unknown_value(expr);
       i = close + 2;
     }
     return out;
   }
 
-  void body(std::size_t from, std::size_t to, const JustExpression::Values& values,
-            const std::set<std::string>& exported) {
+  // A recipe line past the budget: said, never checked as if it were shorter.
+  void too_large(int line) {
+    sink_.fail(fmt::format("this recipe line expands past {} bytes (or the file's variables past {}); it was not checked",
+                           kMaxExpandedBytes, kMaxFileExpansion),
+               line);
+  }
+
+  void body(std::size_t from, std::size_t to, const JustScope& params, const std::set<std::string>& exported_params) {
+    // The exported variables the body names ($NAME, ${NAME}) reach its shell, looked up by name: a
+    // recipe never walks or copies all of the file's variables (5,000 recipes under `set export`
+    // copied them 5,000 times), and all the recipes' environments together stay within
+    // kMaxFileExpansion.
+    std::set<std::string_view> named;
+    for (std::size_t k = from; k < to; ++k) {
+      const std::string_view l = lines_[k].text;
+      for (std::size_t i = l.find('$'); i != npos; i = l.find('$', i + 1)) {
+        const std::size_t b = i + 1 + (i + 1 < l.size() && l[i + 1] == '{' ? 1 : 0);
+        std::size_t e = b;
+        while (e < l.size() && (is_alnum(l[e]) || l[e] == '_')) ++e;
+        if (e > b) named.insert(l.substr(b, e - b));
+      }
+    }
     Environment env;
-    for (const auto& [name, v] : values)
-      if ((export_all_ || exported.count(name)) && v && is_assignment(name + "=")) env.emplace_back(name, *v);
+    for (std::string_view name : named) {
+      const auto param = params.values.find(name);
+      const bool is_param = param != params.values.end();
+      const auto global = is_param ? globals_.values.end() : globals_.values.find(name);
+      const std::optional<std::string>* v = is_param ? &param->second : global != globals_.values.end() ? &global->second : nullptr;
+      const bool exported = export_all_ || (is_param ? exported_params.count(std::string(name)) > 0
+                                                     : exported_.count(std::string(name)) > 0);
+      if (!v || !*v || !exported || !is_assignment(std::string(name) + "=")) continue;
+      if ((env_spent_ += (*v)->size()) > kMaxFileExpansion) return too_large(static_cast<int>(from) + 1);
+      env.emplace_back(name, **v);
+    }
     const Environment* env_ptr = env.empty() ? nullptr : &env;
     // The body's indentation: that of its first line.
     std::size_t first = from;
@@ -785,7 +851,9 @@ class Justfile {
       Source src;
       for (std::size_t k = first; k < to; ++k) {
         const std::string_view l = strip(lines_[k].text);
-        const std::string text = interpolate(l, values) + "\n";
+        const std::optional<std::string> line = interpolate(l, params);
+        if (!line || script.size() + line->size() > kMaxFileExpansion) return too_large(static_cast<int>(k) + 1);
+        const std::string text = *line + "\n";
         script += text;
         src.append(text, static_cast<int>(k) + 1, static_cast<std::size_t>(l.data() - lines_[k].text.data()) + 1);
       }
@@ -819,7 +887,15 @@ class Justfile {
           }
         }
         head = false;
-        src.append(interpolate(l, values) + "\n", static_cast<int>(k) + 1, column);
+        const std::optional<std::string> line = interpolate(l, params);
+        if (!line) {
+          too_large(static_cast<int>(k) + 1);
+          src = Source();
+          while (k < to && continues(strip(lines_[k].text))) ++k;  // the rest of this shell line too
+          ++k;
+          break;
+        }
+        src.append(*line + "\n", static_cast<int>(k) + 1, column);
         if (!continues(l)) {
           ++k;
           break;
@@ -831,7 +907,9 @@ class Justfile {
 
   std::vector<PhysicalLine> lines_;
   Sink& sink_;
-  JustExpression::Values values_;
+  JustScope globals_;
+  std::size_t spent_ = 0;      // bytes of all the variables' values
+  std::size_t env_spent_ = 0;  // bytes of all the recipes' environments
   std::set<std::string> exported_;
   bool export_all_ = false;
 };

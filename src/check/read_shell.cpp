@@ -8,6 +8,7 @@
 #include <functional>
 #include <iterator>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -376,12 +377,32 @@ std::vector<std::string_view> names_in(std::string_view text) {
 // sets: past that a finding says so, and the other branches are read with the values before them.
 class ScriptReader {
  public:
-  ScriptReader(const Environment* env, int line, std::size_t raw) {
+  // `env`: the values the script starts with (a Makefile's exports, a Dockerfile's ENV); only those
+  // `text` names are taken (a Makefile of 5,000 recipe lines copied all of them 5,000 times), and
+  // all the scripts of a file together examine and copy at most kMaxEnvironmentWork.
+  ScriptReader(const Environment* env, int line, std::size_t raw, std::string_view text, Sink& sink) {
     worlds_.push_back(World{});
-    if (!env) return;
-    for (const auto& [name, value] : *env)
-      if (is_assignment(name + "=") && worlds_[0].vars.size() < kMaxVariableWords)
-        worlds_[0].vars[name] = Variable{{ArgWord{value, line, raw, WordShape::value}}, false};
+    if (!env || env->empty() || sink.environment_spent || text.find('$') == npos) return;
+    std::set<std::string_view> named;  // $NAME and ${NAME}
+    for (std::size_t i = text.find('$'); i != npos; i = text.find('$', i + 1)) {
+      const std::size_t b = i + 1 + (i + 1 < text.size() && text[i + 1] == '{' ? 1 : 0);
+      std::size_t e = b;
+      while (e < text.size() && is_name_char(text[e])) ++e;
+      if (e > b) named.insert(text.substr(b, e - b));
+    }
+    if (named.empty()) return;
+    for (const auto& [name, value] : *env) {
+      if (!named.count(name) || !is_assignment(name + "=") || worlds_[0].vars.size() >= kMaxVariableWords) continue;
+      sink.environment_work += value.size();
+      worlds_[0].vars[name] = Variable{{ArgWord{value, line, raw, WordShape::value}}, false};
+    }
+    if ((sink.environment_work += env->size()) > kMaxEnvironmentWork) {
+      sink.environment_spent = true;
+      sink.fail(fmt::format("the values this file's scripts start with (exported variables, ENV) come to more than "
+                            "{} MiB over all its scripts; from here on its scripts were read without them",
+                            kMaxEnvironmentWork >> 20),
+                line);
+    }
   }
 
   // Where one command's words were written: in `src` shifted by `shift`, else at `line`.
@@ -717,6 +738,26 @@ bool is_assignment(std::string_view w) {
   return false;
 }
 
+namespace {
+
+// Past kMaxNesting a nested script (sh -c, eval, a heredoc, docker run --entrypoint) is not read;
+// one that names a launcher is a block that could not be read, never dropped silently (else five
+// levels of `sh -c` would hide any command from the check).
+bool read_nested(int depth, std::string_view text, int line, Sink& sink) {
+  if (depth < kMaxNesting) return true;
+  if (sink.mentions_launcher(text))
+    sink.fail(fmt::format("a script nested more than {} deep (sh -c, eval, heredocs); it was not read", kMaxNesting), line);
+  return false;
+}
+
+std::string joined(const std::vector<ArgWord>& words) {
+  std::string out;
+  for (const ArgWord& w : words) out += (out.empty() ? "" : " ") + w.text;
+  return out;
+}
+
+}  // namespace
+
 // One argv (after tokenising): a launch command, a shell running a script, or neither.
 void extract(const std::vector<ArgWord>& argv, const Context& ctx, int depth, Sink& sink) {
   if (argv.size() > kMaxExpandedWords) {
@@ -731,7 +772,8 @@ void extract(const std::vector<ArgWord>& argv, const Context& ctx, int depth, Si
     // eval joins its arguments and runs them as a script.
     ArgWord script{std::string(), argv[first + 1].line, argv[first + 1].raw};
     for (std::size_t k = first + 1; k < argv.size(); ++k) script.text += (k > first + 1 ? " " : "") + argv[k].text;
-    if (depth < kMaxNesting) scan_script(script, Context{nullptr}, depth + 1, OnLexError::fail_if_sglang, sink);
+    if (read_nested(depth, script.text, script.line, sink))
+      scan_script(script, Context{nullptr}, depth + 1, OnLexError::fail_if_sglang, sink);
     return;
   }
   for (std::size_t k = first; k < argv.size(); ++k) {
@@ -745,6 +787,7 @@ void extract(const std::vector<ArgWord>& argv, const Context& ctx, int depth, Si
         std::vector<ArgWord> inner{*run->entrypoint};
         inner.insert(inner.end(), argv.begin() + static_cast<std::ptrdiff_t>(run->image) + 1, argv.end());
         if (depth < kMaxNesting) extract(inner, ctx, depth + 1, sink);
+        else read_nested(depth, joined(inner), argv[k].line, sink);  // said, where it names a launcher
         return;
       }
       const Launcher* entry = run ? launcher_of_image(argv[run->image].text, *sink.launchers) : nullptr;
@@ -760,7 +803,8 @@ void extract(const std::vector<ArgWord>& argv, const Context& ctx, int depth, Si
       return;
     }
     if (auto script = match_shell_script(argv, k)) {
-      if (depth < kMaxNesting) scan_script(argv[*script], ctx, depth + 1, OnLexError::fail_if_sglang, sink);
+      if (read_nested(depth, argv[*script].text, argv[*script].line, sink))
+        scan_script(argv[*script], ctx, depth + 1, OnLexError::fail_if_sglang, sink);
       return;
     }
   }
@@ -778,7 +822,7 @@ void scan_script(const ArgWord& script, const Context& ctx, int depth, OnLexErro
     return;
   }
   Locator locate(ctx.source, script.raw, script.line);
-  ScriptReader reader(ctx.env, script.line, script.raw);
+  ScriptReader reader(ctx.env, script.line, script.raw, script.text, sink);
   const auto located = [&](const SimpleCommand& command) {
     std::vector<ArgWord> argv;
     for (const Word& w : command) {
@@ -796,7 +840,7 @@ void scan_script(const ArgWord& script, const Context& ctx, int depth, OnLexErro
 void scan_shell(const Source& src, int depth, OnLexError on_error, Sink& sink, const Environment* env) {
   const std::string_view text = src.text;
   const Context ctx{&src, env};
-  ScriptReader reader(env, src.lines.line_at(0), 0);
+  ScriptReader reader(env, src.lines.line_at(0), 0, src.text, sink);
   const LauncherStarts starts(*sink.launchers);
   std::vector<Span> heredocs;
   std::size_t from = 0;
@@ -822,10 +866,12 @@ void scan_shell(const Source& src, int depth, OnLexError on_error, Sink& sink, c
     if (nl == npos) break;
     from = nl + 1;
   }
-  if (depth >= kMaxNesting) return;
   for (const Span& body : heredocs) {
-    // A heredoc is data (often a script being written out): search it, never fail on it.
-    const Source inner = source_of(text.substr(body.begin, body.end - body.begin), src.lines.line_at(body.begin));
+    // A heredoc is data (often a script being written out): search it, never fail on it (but past
+    // the nesting budget, where it is not searched).
+    const std::string_view data = text.substr(body.begin, body.end - body.begin);
+    if (!read_nested(depth, data, src.lines.line_at(body.begin), sink)) continue;
+    const Source inner = source_of(data, src.lines.line_at(body.begin));
     scan_shell(inner, depth + 1, OnLexError::ignore, sink);
   }
 }

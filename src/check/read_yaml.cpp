@@ -115,15 +115,16 @@ class YamlScanner {
         // runs. Kubernetes leaves $VAR and ${VAR} alone: the program receives them as written.
         // (A Helm template's {{ ... }} reaches here as ${...}: a value too.)
         bool from_env = false;
-        const std::string t = compose_ ? item.Scalar() : container_env_filled(item.Scalar(), from_env);
-        const bool filled =
-            from_env || (compose_ ? t.find('$') != npos : t.find("$(") != npos || (helm_ && t.find("${") != npos));
+        const std::string t = compose_ ? compose_interpolated(item.Scalar(), from_env)
+                                       : container_env_filled(item.Scalar(), from_env);
+        const bool filled = from_env || (!compose_ && (t.find("$(") != npos || (helm_ && t.find("${") != npos)));
         const WordShape shape = filled ? WordShape::value : WordShape::literal;
         argv.push_back(ArgWord{t, line_of(item), pos_of(item), placeholder_shape(t, shape)});
       }
     } else if (node.IsScalar()) {
-      bool from_env = false;
-      const std::string script = compose_ ? node.Scalar() : container_env_filled(node.Scalar(), from_env);
+      bool from_env = false, compose_filled = false;
+      const std::string script = compose_ ? compose_interpolated(node.Scalar(), compose_filled)
+                                          : container_env_filled(node.Scalar(), from_env);
       const Lexed lexed = lex_shell(script);
       if (!lexed.error.empty()) {
         if (sink_.mentions_launcher(script)) sink_.fail(lexed.error + " in a YAML command string", line_of(node));
@@ -133,12 +134,34 @@ class YamlScanner {
       for (const SimpleCommand& command : lexed.commands) {
         for (const Word& w : command) {
           ArgWord a = locate.next(w.text);
-          a.shape = placeholder_shape(w.text, from_env ? widen(w.shape, WordShape::value) : w.shape);
+          // compose splits the string without a shell: where it fills nothing in ($$ only), every word
+          // reaches the program as written.
+          a.shape = placeholder_shape(w.text, from_env                      ? widen(w.shape, WordShape::value)
+                                              : compose_ && !compose_filled ? WordShape::literal
+                                                                            : w.shape);
           argv.push_back(std::move(a));
         }
       }
     }
     return argv;
+  }
+
+  // A compose value as compose interpolates it: $$ is a literal $; `filled` is set when any other $
+  // (${VAR}, $VAR, ${VAR:-default}) is there, a value from the environment.
+  static std::string compose_interpolated(const std::string& text, bool& filled) {
+    if (text.find('$') == npos) return text;
+    std::string out;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      if (text[i] == '$' && i + 1 < text.size() && text[i + 1] == '$') {
+        out += '$';
+        ++i;
+        continue;
+      }
+      filled = filled || text[i] == '$';
+      out += text[i];
+    }
+    // Filled in somewhere: the text is kept as written (its $$ too), each $ an unknown value.
+    return filled ? text : out;
   }
 
   // A container's command or args as Kubernetes passes them: each $(NAME) the container's env (or

@@ -16,6 +16,36 @@ bool failed(std::size_t i) { return i >= kTooDeep; }
 
 bool is_name_char(char c) { return is_alnum(c) || c == '_'; }
 
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// A code point as UTF-8 (the locale bash's $'\u...' writes in on every CI runner); false for one
+// that UTF-8 cannot hold (a surrogate, past U+10FFFF: bash writes bytes that are no engine's choice
+// either; kept as written here).
+bool append_utf8(unsigned long cp, std::string& out) {
+  if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+  return true;
+}
+
 // Characters that the lexer copies into the current word and nothing else: not a quote, escape,
 // expansion, operator, redirection, newline or blank. '#' is one inside a word.
 struct OrdinaryChars {
@@ -452,10 +482,15 @@ class ShellLexer {
     fail("unterminated double quote", open);
   }
 
-  void ansi_c_quoted() {  // $'...'
+  void ansi_c_quoted() {  // $'...', with bash's escapes; a NUL byte ends the word's value, as in bash
     const std::size_t open = i_;
     start_word();
     i_ += 2;
+    bool ended = false;  // after \0: the rest up to the quote is dropped
+    const auto put = [&](char c) {
+      if (c == '\0') ended = true;
+      if (!ended) word_ += c;
+    };
     while (i_ < s_.size()) {
       const char c = s_[i_];
       if (c == '\'') {
@@ -464,21 +499,61 @@ class ShellLexer {
       }
       if (c == '\\' && i_ + 1 < s_.size()) {
         const char d = s_[i_ + 1];
+        i_ += 2;
         switch (d) {
-          case 'n': word_ += '\n'; break;
-          case 't': word_ += '\t'; break;
-          case 'r': word_ += '\r'; break;
+          case 'n': put('\n'); break;
+          case 't': put('\t'); break;
+          case 'r': put('\r'); break;
+          case 'a': put('\a'); break;
+          case 'b': put('\b'); break;
+          case 'e':
+          case 'E': put('\x1b'); break;
+          case 'f': put('\f'); break;
+          case 'v': put('\v'); break;
           case '\\':
           case '\'':
-          case '"': word_ += d; break;
+          case '"':
+          case '?': put(d); break;
+          case 'c':  // \cX: control-X
+            if (i_ < s_.size()) {
+              const char x = s_[i_++];
+              put(x == '?' ? '\x7f' : static_cast<char>(std::toupper(static_cast<unsigned char>(x)) & 0x1F));
+            } else {
+              put('\\');
+              put('c');
+            }
+            break;
+          case 'x':
+          case 'u':
+          case 'U': {  // 1-2, 1-4 or 1-8 hexadecimal digits
+            const std::size_t most = d == 'x' ? 2 : d == 'u' ? 4 : 8;
+            unsigned long value = 0;
+            std::size_t n = 0;
+            while (n < most && i_ + n < s_.size() && hex_digit(s_[i_ + n]) >= 0)
+              value = value * 16 + static_cast<unsigned long>(hex_digit(s_[i_ + n++]));
+            std::string bytes;
+            bool encoded = n > 0;
+            if (encoded && d == 'x') bytes += static_cast<char>(value);
+            else if (encoded) encoded = append_utf8(value, bytes);
+            if (!encoded) bytes = std::string("\\") + d + std::string(s_.substr(i_, n));  // as bash keeps it
+            for (char b : bytes) put(b);
+            i_ += n;
+            break;
+          }
           default:
-            word_ += c;
-            word_ += d;
+            if (d >= '0' && d <= '7') {  // \nnn: one to three octal digits
+              unsigned value = static_cast<unsigned>(d - '0');
+              for (int n = 1; n < 3 && i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '7'; ++n)
+                value = value * 8 + static_cast<unsigned>(s_[i_++] - '0');
+              put(static_cast<char>(value & 0xFF));
+            } else {
+              put(c);
+              put(d);
+            }
         }
-        i_ += 2;
         continue;
       }
-      word_ += c;
+      put(c);
       ++i_;
     }
     fail("unterminated $'...' quote", open);

@@ -136,8 +136,9 @@ void Tally::add(const CommandCheck* begin, const CommandCheck* end, const std::v
 }
 
 std::string Tally::commands_line() const {
-  return fmt::format("{} command{} checked for {}: {} failing, {} with warnings, {} clean", commands,
-                     commands == 1 ? "" : "s", fmt::join(gpus, ", "), failing, warned, clean);
+  // No GPU when nothing was checked (a file whose only block could not be read): no empty "for".
+  return fmt::format("{} command{} checked{}{}: {} failing, {} with warnings, {} clean", commands,
+                     commands == 1 ? "" : "s", gpus.empty() ? "" : " for ", fmt::join(gpus, ", "), failing, warned, clean);
 }
 
 std::string Tally::findings_line() const {

@@ -89,8 +89,9 @@ ReadResult read_and_scan(const std::string& path, const CheckArgs& a) {
       r.problem = file.error().describe();
       return r;
     }
-    if (file->binary) {
+    if (file->binary) {  // an input problem: a shell would run what the NUL bytes hide
       r.binary = true;
+      r.problem = binary_file_error(name, *file).describe();
       return r;
     }
     std::string& text = file->text;
@@ -271,10 +272,7 @@ int run_check(const CheckArgs& a, bool after_separator) {
     }
     for (ReadResult& r : read_all(walk.files, a)) {
       if (r.failure) std::rethrow_exception(r.failure);
-      if (r.binary) {
-        ++binary;
-        continue;
-      }
+      if (r.binary) ++binary;
       if (r.counted) ++files;
       if (!r.problem.empty()) {
         problem(std::move(r.problem));
@@ -516,9 +514,6 @@ int run_check(const CheckArgs& a, bool after_separator) {
            ((a.format == "text" && !a.json && (files > 1 || files_with < files)) || !walk.skipped.empty()))
     std::cerr << fmt::format("attnsel: read {} file{}, {} with launch commands{}{}\n", files, files == 1 ? "" : "s",
                              files_with, binary ? fmt::format(", {} binary skipped", binary) : "", passed_over);
-  if (!after_separator && files == 0 && binary > 0 && inputs.problems.empty() && !a.quiet)
-    std::cerr << fmt::format("attnsel: warning: no text file to read: {} binary file{} skipped{}\n", binary,
-                             binary == 1 ? "" : "s", passed_over);
 
   // An input or a block that could not be read: the verdict is incomplete, never a pass.
   if (!inputs.problems.empty() || any_skipped || summary_failed) return kUsage;
