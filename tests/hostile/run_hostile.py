@@ -228,7 +228,9 @@ def prepare_fixture(entry, tree, outside):
             f.truncate(size)
 
 
-def hostile_fixtures(cli, fixtures, work):
+def hostile_fixtures(cli, fixtures, work, round_four_only=None):
+    """The manifest's fixtures; `round_four_only` True: those of round four (with a class), False: the
+    others, None: all."""
     manifest = json.load(open(os.path.join(fixtures, "manifest.json")))
     tree = os.path.join(work, "fixtures")
     shutil.copytree(fixtures, tree)
@@ -242,6 +244,8 @@ def hostile_fixtures(cli, fixtures, work):
         f.write(f"attention-backend: {SECRET}\n{SECRET}: 1\n")
     os.symlink(os.path.join(outside, "model"), os.path.join(tree, "inside", "link-to-outside"))
     for entry in manifest["cases"]:
+        if round_four_only is not None and ("class" in entry) != round_four_only:
+            continue
         text_args = [a.replace("@OUTSIDE@", outside) for a in entry.get("args", [])]
         env = {k: v.replace("@OUTSIDE@", outside) for k, v in entry.get("env", {}).items()}
         p = os.path.join(tree, entry["file"])
@@ -726,24 +730,40 @@ def round_four(cli, work, source):
     round_four_sizes(cli, work)
 
 
+# The parts ctest runs as two tests, side by side: rounds one to three (their fixtures and
+# generated inputs), and round four (the fixtures in h4/ and its generated inputs).
+PARTS = ("all", "rounds-one-to-three", "round-four")
+
+
 def main():
     global sanitized
+    if len(sys.argv) not in (3, 4) or (len(sys.argv) == 4 and sys.argv[3] not in PARTS):
+        print(f"usage: run_hostile.py path/to/attnsel SOURCE_DIR [{'|'.join(PARTS)}]", file=sys.stderr)
+        return 2
     cli, source = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    part = sys.argv[3] if len(sys.argv) == 4 else "all"
     with open(cli, "rb") as f:
         binary = f.read()
     sanitized = b"__asan_init" in binary or b"__ubsan_handle" in binary
     fixtures = os.path.join(source, "tests", "fixtures", "hostile")
     work = tempfile.mkdtemp(prefix="attnsel-hostile.")
     try:
-        hostile_names(cli, work)
-        hostile_fixtures(cli, fixtures, work)
-        generated(cli, work)
-        round_four(cli, work, source)
+        if part == "all":
+            hostile_fixtures(cli, fixtures, work)
+        if part in ("all", "rounds-one-to-three"):
+            hostile_names(cli, work)
+            if part != "all":
+                hostile_fixtures(cli, fixtures, work, round_four_only=False)
+            generated(cli, work)
+        if part in ("all", "round-four"):
+            if part != "all":
+                hostile_fixtures(cli, fixtures, work, round_four_only=True)
+            round_four(cli, work, source)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     for f in failures:
         print("FAIL:", f)
-    print("round four (issue 26), new inputs per class:")
+    print(f"round four (issue 26), new inputs per class{'' if part == 'all' else ' (this part: ' + part + ')'}:")
     for cls, n in sorted(classes.items()):
         print(f"  {cls:30} {n}")
     print(f"  {'total':30} {sum(classes.values())}")
