@@ -1,6 +1,7 @@
 // Real-deployment idioms (tests/fixtures/deploy): every launch command found with its line,
-// launcher and args, which args the shell fills in, the blocks skipped, and the GPU, release and
-// model the file itself names. Expectations: tests/cases/deploy_fixtures.json.
+// launcher and args, which args the shell fills in, the blocks skipped, the GPU, platform, release
+// and model the file itself names, and the GPUs and platform each command is judged on.
+// Expectations: tests/cases/deploy_fixtures.json.
 // ATTNSEL_UPDATE_DEPLOY_CASES=1 rewrites that file from what the readers find (review the diff).
 #include <gtest/gtest.h>
 
@@ -8,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include "attnsel/catalog.hpp"
+#include "attnsel/check.hpp"
 #include "attnsel/launch.hpp"
 
 #ifndef ATTNSEL_TESTS_DIR
@@ -74,6 +77,16 @@ json actual_of(const std::string& rel) {
     for (const LaunchCommand::EnvSetting& e : c.environment)
       environment.push_back(e.name + "=" + e.value + " @" + std::to_string(e.line));
     if (!environment.empty()) cj["environment"] = environment;
+    // What the command is judged on without --gpu: its part's GPUs and platform (absent: none).
+    const CommandScope scope = command_scope(scan.context, c, std::nullopt);
+    if (!scope.gpus.empty()) {
+      std::string from;
+      for (const ContextHint& h : scope.gpus_from)
+        if (h.scope_first != 0) from = " (" + h.source + " @" + std::to_string(h.line) + ")";
+      cj["targets"] = scope.gpus + from;
+    }
+    if (scope.platform)
+      cj["platform"] = scope.platform->value + " (" + scope.platform->source + " @" + std::to_string(scope.platform->line) + ")";
     commands.push_back(cj);
   }
   j["commands"] = commands;
@@ -82,13 +95,17 @@ json actual_of(const std::string& rel) {
   j["skipped"] = skipped;
   auto hints = [](const std::vector<ContextHint>& hs) {
     json a = json::array();
-    for (const ContextHint& h : hs) a.push_back(h.value + " @" + std::to_string(h.line) + " (" + h.source + ")");
+    for (const ContextHint& h : hs)
+      a.push_back(h.value + " @" + std::to_string(h.line) +
+                  (h.scope_first == 0 ? "" : " [" + std::to_string(h.scope_first) + "-" + std::to_string(h.scope_last) + "]") +
+                  " (" + h.source + ")");
     return a;
   };
   j["gpus"] = hints(scan.context.gpus);
   j["releases"] = hints(scan.context.releases);
   j["models"] = hints(scan.context.models);
   j["environment"] = hints(scan.context.environment);
+  j["platforms"] = hints(scan.context.platforms);
   return j;
 }
 
@@ -109,7 +126,7 @@ TEST(DeployFixtures, EveryFixtureMatchesItsExpectation) {
     SCOPED_TRACE(file);
     ASSERT_TRUE(fs::exists(kDir + file));
     const json actual = actual_of(file);
-    for (const char* key : {"format", "commands", "skipped", "gpus", "releases", "models", "environment"})
+    for (const char* key : {"format", "commands", "skipped", "gpus", "releases", "models", "environment", "platforms"})
       EXPECT_EQ(actual.at(key), expected.at(key)) << key << " of " << file;
   }
   for (const std::string& f : files) EXPECT_TRUE(covered.count(f)) << f << " has no expectation";
@@ -201,7 +218,7 @@ TEST(CheckCli, DirectoryIsWalked) {
   if (std::string(ATTNSEL_CLI).empty()) GTEST_SKIP() << "no CLI in this build";
   auto [rc, out] = run_cli("check --gpu sm90 '" + kDir + "bench'");
   EXPECT_EQ(rc, 2) << out;  // bad_block.sh's block was not read: the verdict is incomplete
-  EXPECT_NE(out.find("read 16 files, 16 with launch commands"), std::string::npos) << out;
+  EXPECT_NE(out.find("read 19 files, 19 with launch commands"), std::string::npos) << out;
   EXPECT_NE(out.find("skipped"), std::string::npos) << out;  // bad_block.sh's unterminated quote
 }
 
@@ -418,6 +435,71 @@ TEST(CheckCli, EveryGpuOfAnAnyOfSetIsATarget) {
   auto [rc, out] = run_cli("check '" + kDir + "skypilot/deepseek-r1-671B.sky.yaml'");
   for (const char* gpu : {"GPU H200 from", "GPU H100 from", "GPU A100 from"})
     EXPECT_NE(out.find(gpu), std::string::npos) << gpu << "\n" << out;
+}
+
+// ---- targets per command (issue 24) ----
+
+// The GPUs each command of a check --format json run was judged on, by the command's line.
+std::map<int, std::set<std::string>> judged_on(const std::string& out) {
+  std::map<int, std::set<std::string>> by_line;
+  const json doc = json::parse(out);  // kept: a range over a temporary's member would dangle
+  for (const json& r : doc.at("results")) by_line[r.at("line").get<int>()].insert(r.at("gpu").get<std::string>());
+  return by_line;
+}
+
+// A doc with a section per GPU pair and a <details> per platform: each command is judged on the
+// GPUs of its heading, narrowed to its <details>' platform; JSON says where each came from.
+TEST(CheckCli, EachCommandIsJudgedForItsPartOfTheDocument) {
+  const std::string doc = "'" + kDir + "docs/deepseek_v3_platforms.md'";
+  auto [rc, out] = run_cli("check --format json " + doc + " 2>/dev/null");
+  ASSERT_NE(rc, 2) << out;
+  const auto on = judged_on(out);
+  EXPECT_EQ(on.at(44), (std::set<std::string>{"H200"})) << out;    // "### 8xH200 / 8xMI300X" > "— CUDA"
+  EXPECT_EQ(on.at(60), (std::set<std::string>{"MI300X"})) << out;  // "— ROCm", VLLM_ROCM_USE_AITER
+  EXPECT_EQ(on.at(91), (std::set<std::string>{"B200"})) << out;    // "### 4xB200 (FP4)"
+  EXPECT_NE(out.find("\"gpu_from\": \"" + kDir + "docs/deepseek_v3_platforms.md:37 (heading: 8xH200 / 8xMI300X (FP8))\""),
+            std::string::npos) << out;
+  // Tabs, and the sentence before a block: "Blackwell" is sm100 unless the sentence names the GPU.
+  auto [rc2, out2] = run_cli("check --format json '" + kDir + "docs/minimax_m3_tabs.mdx' 2>/dev/null");
+  ASSERT_NE(rc2, 2) << out2;
+  const auto tabs = judged_on(out2);
+  EXPECT_EQ(tabs.at(22), (std::set<std::string>{"B200"})) << out2;
+  EXPECT_EQ(tabs.at(36), (std::set<std::string>{"sm100"})) << out2;
+  EXPECT_EQ(tabs.at(55), (std::set<std::string>{"H200"})) << out2;
+  EXPECT_EQ(tabs.at(72), (std::set<std::string>{"sm90"})) << out2;
+  // A script whose GPU only its file name says.
+  auto [rc3, out3] = run_cli("check --format json '" + kDir + "bench/dsr1_fp8_mi355x_docker.sh' 2>/dev/null");
+  ASSERT_NE(rc3, 2) << out3;
+  EXPECT_EQ(judged_on(out3).at(19), (std::set<std::string>{"MI355X"})) << out3;
+}
+
+// --gpu names the GPUs; a part's platform narrows them, and a command left with none is not
+// checked: a skipped block (exit 2) that names the GPU to add, never a silent pass.
+TEST(CheckCli, APartsPlatformNarrowsTheGivenGpus) {
+  const std::string doc = "'" + kDir + "docs/deepseek_v3_platforms.md'";
+  auto [rc, out] = run_cli("check --gpu sm90,mi300x --format json " + doc + " 2>/dev/null");
+  ASSERT_NE(rc, 2) << out;
+  const auto on = judged_on(out);
+  EXPECT_EQ(on.at(44), (std::set<std::string>{"sm90"})) << out;
+  EXPECT_EQ(on.at(60), (std::set<std::string>{"mi300x"})) << out;
+  EXPECT_NE(out.find("\"gpu_from\": \"--gpu\""), std::string::npos) << out;
+  auto [rc2, out2] = run_cli("check --gpu sm90 --format concise " + doc);
+  EXPECT_EQ(rc2, 2) << out2;
+  EXPECT_NE(out2.find("deepseek_v3_platforms.md:60: warning: this command runs on ROCm (VLLM_ROCM_ variable at line 57"),
+            std::string::npos) << out2;
+  EXPECT_NE(out2.find("add one to check it (--gpu sm90,mi300x)"), std::string::npos) << out2;
+}
+
+// A command for a platform attnsel has no backends for is told and not judged: a warning (exit 0,
+// --strict fails on it), and no --gpu is asked for it.
+TEST(CheckCli, APlatformAttnselDoesNotJudgeIsAWarning) {
+  const std::string manifest = "'" + kDir + "k8s/vllm_tpu.yaml'";
+  auto [rc, out] = run_cli("check " + manifest);
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("vllm_tpu.yaml:46: this command runs on TPU"), std::string::npos) << out;
+  EXPECT_NE(out.find("which attnsel does not judge: not checked"), std::string::npos) << out;
+  auto [rc2, out2] = run_cli("check --gpu sm90 --strict " + manifest);
+  EXPECT_EQ(rc2, 1) << out2;
 }
 
 }  // namespace

@@ -34,6 +34,9 @@ namespace attnsel {
 struct CheckTarget {
   std::string label;  // as the user wrote it in the list: "sm90", "H100", "npu"
   DeviceInfo device;
+  // Where the target came from, for people: "--gpu", or the file's hint that named it
+  // ("README.md:40 (heading: AMD MI300X)"); "" where the caller does not say.
+  std::string from;
 };
 
 // A comma-separated list: GPU names and architectures as --gpu takes them (sm90, H100, B200,
@@ -43,6 +46,32 @@ struct CheckTarget {
 // (with the closest one), a malformed CUDA version.
 ATTNSEL_API Result<std::vector<CheckTarget>> resolve_check_targets(const Catalog& catalog, std::string_view gpu_list,
                                                                    const std::optional<std::string>& cuda);
+
+// What one command of a file is judged on: the GPUs and the platform its part of the file is for.
+struct CommandScope {
+  // The GPU list: `given` (--gpu) when set; else the GPUs named by the innermost part of the file
+  // that holds the command and names any (a section, tab, admonition, the sentence before its code
+  // block, its YAML document), else every GPU the file names; "" when the file names none.
+  std::string gpus;
+  std::vector<ContextHint> gpus_from;  // the hints the list came from; empty when given
+  // The platform it runs on ("rocm", "cuda", "npu", "tpu" ...) where the command or its part of the
+  // file says so: the command's own --device or a marker on its lines (a ROCm image, /dev/kfd),
+  // else the innermost part's title, marker or GPUs; unset when nothing says, or parts disagree.
+  std::optional<ContextHint> platform;
+  bool own_platform = false;  // the command itself names its platform
+};
+ATTNSEL_API CommandScope command_scope(const FileContext& context, const LaunchCommand& command,
+                                       const std::optional<std::string>& given);
+
+// The targets on the command's platform (all of them when it has none), each with `from` set:
+// "--gpu" (or `given_from`) when given, else where the file named it.
+ATTNSEL_API std::vector<CheckTarget> scoped_targets(const std::vector<CheckTarget>& targets, const CommandScope& scope,
+                                                    const std::string& file, const std::string& given_from = "--gpu");
+
+// Why a command has no target left after scoped_targets, and how to check it: the platform it runs
+// on and where that is said; the targets it was given (`given_from`, or the GPUs the file names).
+ATTNSEL_API std::string unscoped_message(const CommandScope& scope, const std::vector<CheckTarget>& targets,
+                                         const std::string& given_from);
 
 struct CheckOptions {
   // The kind of model assumed when a command's model resolves nowhere (not a kind name, not in

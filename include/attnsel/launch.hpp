@@ -104,15 +104,29 @@ struct ContextHint {
   std::string text;    // the text as written ("NVIDIA-H100-80GB-HBM3", "lmsysorg/...:v0.5.5-cu126")
   std::string engine;  // release hints: the engine profile the release belongs to; "" otherwise
   int line = 0;
+  // GPU and platform hints: the lines they hold for, inclusive. A document's section, tab,
+  // admonition or the code block a sentence introduces; a manifest's YAML document; the code block
+  // or file a platform marker (a ROCm image, HIP_VISIBLE_DEVICES ...) is written in. 0 and 0: the
+  // whole file.
+  int scope_first = 0, scope_last = 0;
+
+  bool holds(int l) const { return scope_first == 0 || (l >= scope_first && l <= scope_last); }
 };
 
 // What a file itself says about its target: GPUs (Kubernetes node selectors and affinities,
 // cloud instance types, dstack `gpu:`, SkyPilot `accelerators:`), engine releases (image tags
 // of an image named like the engine, `pip install ENGINE==X.Y.Z`) and models (served names and
 // model path basenames of the commands found). In source order, each value once (its first
-// mention), at most 32 of a kind.
+// mention), at most 32 of a kind. GPUs are also read from the titles of a document's sections,
+// tabs and admonitions, and from the sentence before a code block ("On B200, run:"), each for
+// its part of the document (scope_first, scope_last); a GPU once per part, at most 64.
 struct FileContext {
   std::vector<ContextHint> gpus, releases, models;
+  // The platforms parts of the file are for, scoped as the GPUs are: value "cuda", "rocm", "npu",
+  // "xpu", "cpu" (attnsel judges these), or "tpu", "hpu", "neuron" (it does not). From a title
+  // ("### AMD (ROCm)", a tab "NVIDIA") or a marker: a ROCm or Ascend image, /dev/kfd,
+  // HIP_VISIBLE_DEVICES, amd.com/gpu or nvidia.com/gpu resources, ASCEND_RT_VISIBLE_DEVICES ...
+  std::vector<ContextHint> platforms;
   // Settings of variables an engine profile reads: value, source = the variable, engine.
   std::vector<ContextHint> environment;
   bool empty() const { return gpus.empty() && releases.empty() && models.empty(); }

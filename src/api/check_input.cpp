@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -39,6 +40,7 @@ Diagnostic remark(Severity severity, std::string rule, std::string message, std:
 }
 
 std::string hint_where(const std::string& file, const ContextHint& h) {
+  if (h.line == 0) return fmt::format("{} ({}: {})", file, h.source, h.text);  // its name
   return fmt::format("{}:{} ({}: {})", file, h.line, h.source, h.text);
 }
 
@@ -67,29 +69,40 @@ Result<CheckReport> check_input(const std::shared_ptr<const Matrix>& matrix, con
     report.context = std::move(scan.context);
   }
 
-  // The GPUs: given, else the ones the text names.
-  std::string gpus = run.gpus.value_or("");
+  // The GPUs: given, else the ones the text names, each command's from its part of the text.
   if (!run.gpus) {
-    for (const ContextHint& h : report.context.gpus) {
-      if (("," + gpus + ",").find("," + h.value + ",") != std::string::npos) continue;
-      gpus += (gpus.empty() ? "" : ",") + h.value;
-      report.remarks.push_back(remark(Severity::info, "check.gpu-from-file",
-                                      fmt::format("GPU {} from {}", h.value, hint_where(report.file, h)), h.source));
-    }
+    for (const ContextHint& h : report.context.gpus)
+      report.remarks.push_back(remark(
+          Severity::info, "check.gpu-from-file",
+          fmt::format("GPU {}{} from {}", h.value,
+                      h.scope_first == 0 ? std::string() : fmt::format(" for lines {}-{}", h.scope_first, h.scope_last),
+                      hint_where(report.file, h)),
+          h.source));
   }
-  if (gpus.empty() && !commands.empty())
+  // A text that names no GPU needs them, unless each command runs where attnsel judges nothing.
+  const bool all_unjudged = std::all_of(commands.begin(), commands.end(), [&](const LaunchCommand& c) {
+    const CommandScope scope = command_scope(report.context, c, std::nullopt);
+    return scope.platform && !parse_platform(scope.platform->value);
+  });
+  if (!run.gpus && report.context.gpus.empty() && !commands.empty() && !all_unjudged)
     return Error{ErrorCode::invalid_argument,
                  input.argv ? "the target GPUs are needed to check a command: sm90, or a list: sm90,sm100 (npu, xpu, "
                               "cpu for other platforms)"
                             : "the text names no GPU (no node selector, instance type, dstack gpu or SkyPilot "
                               "accelerators): give the target GPUs, sm90 or a list: sm90,sm100",
                  "--gpu", {}, {}};
-  std::vector<CheckTarget> targets;
-  if (!gpus.empty()) {
-    auto t = resolve_check_targets(catalog, gpus, run.cuda);
-    if (!t) return t.error();
-    targets = std::move(*t);
-  }
+  std::map<std::string, std::vector<CheckTarget>> targets_by_list;
+  auto targets_for = [&](const std::string& list) -> Result<const std::vector<CheckTarget>*> {
+    auto it = targets_by_list.find(list);
+    if (it == targets_by_list.end()) {
+      auto t = resolve_check_targets(catalog, list, run.cuda);
+      if (!t) return t.error();
+      it = targets_by_list.emplace(list, std::move(*t)).first;
+    }
+    return &it->second;
+  };
+  if (run.gpus)  // a bad list is an error before anything is checked
+    if (auto t = targets_for(*run.gpus); !t) return t.error();
 
   // The release: given, else the one the text names (an image tag, a pinned install).
   std::shared_ptr<const Matrix> judged = matrix;
@@ -164,6 +177,22 @@ Result<CheckReport> check_input(const std::shared_ptr<const Matrix>& matrix, con
 
   const FileLines lines(input.text);
   for (const LaunchCommand& cmd : commands) {
+    const CommandScope scope = command_scope(report.context, cmd, run.gpus);
+    const std::string where = report.file.empty() ? std::string("<command line>")
+                                                  : report.file + ":" + std::to_string(cmd.line);
+    if (scope.platform && !parse_platform(scope.platform->value)) {  // TPU, Gaudi, Neuron: told, not judged
+      report.remarks.push_back(remark(Severity::warning, "check.platform-not-judged",
+                                      where + ": " + unscoped_message(scope, {}, "--gpu") + ": not checked",
+                                      scope.platform->source));
+      continue;
+    }
+    auto listed = targets_for(scope.gpus);
+    if (!listed) return listed.error();
+    const std::vector<CheckTarget> targets = scoped_targets(**listed, scope, report.file);
+    if (targets.empty()) {  // its platform has no target: not checked, and told why (attnsel check's way)
+      report.skipped.push_back(Error{ErrorCode::invalid_argument, unscoped_message(scope, **listed, "--gpu"), where, {}, {}});
+      continue;
+    }
     std::vector<CommandCheck> results = check_command(judged, catalog, cmd, targets, options);
     if (!input.text.empty()) locate_columns(results, lines);  // as `attnsel check` does
     for (CommandCheck& c : results) report.checks.push_back(std::move(c));

@@ -36,9 +36,10 @@ constexpr InstanceType kInstanceTypes[] = {
 };
 
 // GPU names as --gpu takes them, longest first where one is a prefix of another.
-constexpr std::string_view kGpuNames[] = {"GB300", "GB200", "B300",   "B200",   "H200",   "H100",   "H800",
-                                          "H20",   "A100",  "A800",   "L40S",   "L40",    "L4",     "A10G",
-                                          "A10",   "MI355X", "MI325X", "MI300X", "MI300A", "MI250X", "GH200"};
+constexpr std::string_view kGpuNames[] = {"GB300", "GB200", "B300",   "B200",   "H200",   "H100",   "H800",   "H20",
+                                          "A100",  "A800",  "L40S",   "L40",    "L4",     "A10G",   "A10",    "A30",
+                                          "A40",   "V100",  "MI355X", "MI350X", "MI325X", "MI300X", "MI300A",
+                                          "GH200"};
 
 // The line a label or value sits on after `key:` / `key=`; empty when the line has none.
 std::string_view value_after(std::string_view line, std::size_t key_end) {
@@ -279,6 +280,243 @@ void find_environment(std::string_view text, const std::vector<PhysicalLine>& li
   }
 }
 
+// ---- GPUs and platforms scoped to a part of the file ----
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// The GPUs a title or sentence names ("8x H100", "MI300X", "B200/GB200", "sm90", "gfx942"), each
+// once, in order: the names --gpu takes.
+std::vector<std::string> gpus_named(std::string_view text) {
+  std::string up(text.substr(0, 512));
+  for (char& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  std::vector<std::pair<std::size_t, std::string>> found;  // offset, name
+  auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  for (std::string_view name : kGpuNames) {
+    for (std::size_t at = up.find(name); at != npos; at = up.find(name, at + 1)) {
+      // "8xH100": a count written before the name.
+      const bool counted = at >= 2 && up[at - 1] == 'X' && is_digit(up[at - 2]);
+      const bool before = at == 0 || !alnum(up[at - 1]) || counted || (at >= 6 && up.compare(at - 6, 6, "NVIDIA") == 0);
+      const std::size_t end = at + name.size();
+      if (!before || (end < up.size() && is_digit(up[end]))) continue;
+      if (std::none_of(found.begin(), found.end(), [&](const auto& f) { return f.first <= at && at < f.first + f.second.size(); }))
+        found.emplace_back(at, std::string(name));
+    }
+  }
+  // Architecture families a document names instead of a GPU: Hopper is sm90 (H100, H200, H20,
+  // H800 alike); Blackwell in serving docs the data-center sm100 (B200, GB200).
+  for (const auto& [family, arch] : {std::pair<std::string_view, std::string_view>{"HOPPER", "sm90"},
+                                     {"BLACKWELL", "sm100"}, {"AMPERE", "sm80"}}) {
+    for (std::size_t at = up.find(family); at != npos; at = up.find(family, at + 1)) {
+      const std::size_t end = at + family.size();
+      if ((at > 0 && alnum(up[at - 1])) || (end < up.size() && alnum(up[end]))) continue;
+      found.emplace_back(at, std::string(arch));
+    }
+  }
+  // Architectures as --gpu takes them: sm90, sm100, gfx942.
+  for (std::string_view arch : {"SM", "GFX"}) {
+    for (std::size_t at = up.find(arch); at != npos; at = up.find(arch, at + 1)) {
+      if (at > 0 && alnum(up[at - 1])) continue;
+      std::size_t end = at + arch.size();
+      if (end < up.size() && up[end] == '_') ++end;
+      const std::size_t digits = end;
+      while (end < up.size() && is_digit(up[end])) ++end;
+      if (end - digits < 2 || end - digits > 4 || (end < up.size() && alnum(up[end]))) continue;
+      found.emplace_back(at, lower(arch) + up.substr(digits, end - digits));
+    }
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> out;
+  for (auto& f : found)
+    if (std::find(out.begin(), out.end(), f.second) == out.end()) out.push_back(std::move(f.second));
+  return out;
+}
+
+// The platform a title names ("AMD (ROCm)", "NVIDIA GPUs", "Ascend NPU", "Intel XPU", "TPU",
+// "Gaudi"); "" for none or for several ("NVIDIA and AMD"). "cuda" only from "NVIDIA": "CUDA
+// graphs" is a feature. "CPU" only in a short title ("CPU", "On Intel CPUs"): "CPU offload" is not.
+std::string platform_named(std::string_view title) {
+  std::vector<std::string> words;
+  std::string word;
+  for (const char c : title.substr(0, 512)) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!word.empty()) {
+      words.push_back(std::move(word));
+      word.clear();
+    }
+  }
+  if (!word.empty()) words.push_back(std::move(word));
+  auto has = [&](std::initializer_list<std::string_view> any) {
+    return std::any_of(words.begin(), words.end(), [&](const std::string& w) {
+      return std::find(any.begin(), any.end(), w) != any.end();
+    });
+  };
+  if (has({"cpu", "cpus"}) && words.size() <= 4 && !has({"offload", "offloading", "memory", "ram", "cores", "threads"}))
+    return "cpu";
+  std::vector<std::string> named;
+  if (has({"amd", "rocm", "instinct"})) named.push_back("rocm");
+  // "CUDA" as a platform ("TP8 — CUDA"), not a feature ("CUDA graphs", "CUDA kernels").
+  bool cuda = has({"nvidia"});
+  for (std::size_t k = 0; k < words.size() && !cuda; ++k) {
+    static constexpr std::string_view kFeatures[] = {"graph", "graphs", "kernel", "kernels", "ipc", "memory",
+                                                     "event", "events", "stream", "streams", "error", "errors",
+                                                     "oom", "core", "cores", "toolkit", "extension", "extensions"};
+    cuda = words[k] == "cuda" &&
+           (k + 1 == words.size() || std::find(std::begin(kFeatures), std::end(kFeatures), words[k + 1]) == std::end(kFeatures));
+  }
+  if (cuda) named.push_back("cuda");
+  if (has({"ascend", "npu", "npus"})) named.push_back("npu");
+  if (has({"xpu", "xpus"}) || (has({"intel"}) && has({"gpu", "gpus", "arc"}))) named.push_back("xpu");
+  if (has({"tpu", "tpus"})) named.push_back("tpu");
+  if (has({"gaudi", "gaudi2", "gaudi3", "hpu", "hpus", "habana"})) named.push_back("hpu");
+  if (has({"neuron", "inferentia", "trainium", "inferentia2", "trainium2"})) named.push_back("neuron");
+  if (has({"mps"}) || (has({"apple"}) && has({"silicon", "metal", "m1", "m2", "m3", "m4"}))) named.push_back("mps");
+  return named.size() == 1 ? named.front() : std::string();
+}
+
+// What a line written for one platform holds: its images, devices, resources and variables.
+struct PlatformMarker {
+  std::string_view needle;
+  std::string_view platform;
+  std::string_view source;  // how the output names it
+};
+constexpr PlatformMarker kPlatformMarkers[] = {
+    {"rocm/", "rocm", "ROCm image or path"},
+    {"-rocm", "rocm", "ROCm image"},
+    {"/dev/kfd", "rocm", "ROCm device /dev/kfd"},
+    {"HIP_VISIBLE_DEVICES", "rocm", "HIP_VISIBLE_DEVICES"},
+    {"ROCR_VISIBLE_DEVICES", "rocm", "ROCR_VISIBLE_DEVICES"},
+    {"SGLANG_USE_AITER", "rocm", "SGLANG_USE_AITER"},
+    {"VLLM_ROCM_", "rocm", "VLLM_ROCM_ variable"},
+    {"amd.com/gpu", "rocm", "resource amd.com/gpu"},
+    {"nvidia.com/gpu:", "cuda", "resource nvidia.com/gpu"},
+    {"NVIDIA_VISIBLE_DEVICES", "cuda", "NVIDIA_VISIBLE_DEVICES"},
+    {"--runtime=nvidia", "cuda", "NVIDIA container runtime"},
+    {"--runtime nvidia", "cuda", "NVIDIA container runtime"},
+    {"runtime: nvidia", "cuda", "NVIDIA container runtime"},
+    {"ASCEND_RT_VISIBLE_DEVICES", "npu", "ASCEND_RT_VISIBLE_DEVICES"},
+    {"ZE_AFFINITY_MASK", "xpu", "ZE_AFFINITY_MASK"},
+    {"vllm-tpu", "tpu", "vllm-tpu"},
+    {"google.com/tpu", "tpu", "resource google.com/tpu"},
+    {"gke-tpu-accelerator", "tpu", "node label cloud.google.com/gke-tpu-accelerator"},
+    {"HABANA_VISIBLE_DEVICES", "hpu", "HABANA_VISIBLE_DEVICES"},
+    {"vault.habana.ai", "hpu", "Habana image"},
+    {"NEURON_RT_VISIBLE_CORES", "neuron", "NEURON_RT_VISIBLE_CORES"},
+    {"-cann", "npu", "Ascend (CANN) image"},
+    {"-xpu", "xpu", "XPU image"},
+    // CUDA images, after the ROCm and Ascend markers a line may also hold (a line's first marker
+    // in this order is taken): ROCm's are named -rocm or rocm/.
+    {"nvidia/cuda", "cuda", "CUDA image"},
+    {"vllm/vllm-openai:", "cuda", "CUDA image"},
+    {"lmsysorg/sglang:", "cuda", "CUDA image"},
+    {"driver: nvidia", "cuda", "NVIDIA device reservation"},
+};
+
+constexpr std::size_t kMaxScopedHints = 64;
+constexpr std::size_t kMaxMarkerLines = 1u << 14;
+
+// A scoped hint once per value and part, at most kMaxScopedHints of a kind.
+void add_scoped(std::vector<ContextHint>& hints, ContextHint hint) {
+  if (hints.size() >= kMaxScopedHints) return;
+  for (const ContextHint& h : hints)
+    if (h.value == hint.value && h.scope_first == hint.scope_first && h.scope_last == hint.scope_last) return;
+  hints.push_back(std::move(hint));
+}
+
+// The innermost part holding a line, for lines asked in ascending order: the parts that have begun
+// are kept on a stack (nested parts above their container) and leave it when they have ended, so a
+// whole file costs one pass over its parts, however many lines are asked.
+class PartCursor {
+ public:
+  explicit PartCursor(const std::vector<launch_detail::FilePart>& parts) : parts_(parts) {}
+
+  // The innermost part holding line `l` that `accept` takes; null when none does.
+  template <typename Accept>
+  const launch_detail::FilePart* at(int l, Accept accept) {
+    while (next_ < parts_.size() && parts_[next_].first <= l) open_.push_back(&parts_[next_++]);
+    while (!open_.empty() && open_.back()->last < l) open_.pop_back();
+    if (open_.size() > 32)  // parts that cross (a tab begun inside a section that ends first) linger below
+      open_.erase(std::remove_if(open_.begin(), open_.end(), [&](const launch_detail::FilePart* p) { return p->last < l; }),
+                  open_.end());
+    for (auto it = open_.rbegin(); it != open_.rend(); ++it)
+      if ((*it)->first <= l && l <= (*it)->last && accept((*it)->kind)) return *it;
+    return nullptr;
+  }
+
+ private:
+  const std::vector<launch_detail::FilePart>& parts_;
+  std::size_t next_ = 0;
+  std::vector<const launch_detail::FilePart*> open_;
+};
+
+// The GPUs and platforms of the file's parts: the titles that name them, each for its part; the
+// GPU hints read from keys, for the part (section, tab, YAML document) that holds them; the
+// platform markers, for the code block or part that holds them, else the whole file.
+void scope_hints(std::string_view text, const std::vector<PhysicalLine>& lines, InputFormat format, bool every_line,
+                 std::string_view file_name, FileContext& ctx) {
+  using launch_detail::FilePart;
+  const std::vector<FilePart> parts = launch_detail::file_parts(lines, format);
+  auto container = [](FilePart::Kind k) {
+    return k != FilePart::Kind::prose && k != FilePart::Kind::comment && k != FilePart::Kind::code_block;
+  };
+  PartCursor keys(parts);  // the hints from keys are in line order
+  for (ContextHint& h : ctx.gpus) {
+    if (const FilePart* p = keys.at(h.line, container)) {
+      h.scope_first = p->first;
+      h.scope_last = p->last;
+    }
+  }
+  for (const FilePart& p : parts) {
+    if (p.title.empty()) continue;
+    const std::string source(launch_detail::name_of(p.kind));
+    for (std::string& gpu : gpus_named(p.title))
+      add_scoped(ctx.gpus, ContextHint{std::move(gpu), source, p.title, "", p.title_line, p.first, p.last});
+    if (std::string platform = platform_named(p.title); !platform.empty())
+      add_scoped(ctx.platforms, ContextHint{std::move(platform), source, p.title, "", p.title_line, p.first, p.last});
+  }
+  const bool document = format == InputFormat::markdown || format == InputFormat::rst || format == InputFormat::asciidoc;
+  // The file's name and folder, for the whole file, where nothing inside says more: a GPU
+  // ("dsr1_fp8_mi355x_docker.sh", "h100/serve.sh") when the text names none, a platform
+  // ("amd_gpu.md", "rocm/serve.sh", "vllm-tpu/deploy.yaml").
+  {
+    std::string_view name = file_name;  // its last two components
+    if (const std::size_t slash = name.find_last_of('/'); slash != npos && slash > 0) {
+      const std::size_t up = name.find_last_of('/', slash - 1);
+      name = name.substr(up == npos ? 0 : up + 1);
+    }
+    if (name.size() > 256) name = name.substr(name.size() - 256);
+    if (ctx.gpus.empty())
+      for (std::string& gpu : gpus_named(name))
+        add_scoped(ctx.gpus, ContextHint{std::move(gpu), "file name", std::string(name), "", 0, 0, 0});
+    if (std::string platform = platform_named(name); !platform.empty() && platform != "cpu" && platform != "mps")
+      add_scoped(ctx.platforms, ContextHint{std::move(platform), "file name", std::string(name), "", 0, 0, 0});
+  }
+  std::vector<std::string_view> needles;
+  for (const PlatformMarker& m : kPlatformMarkers) needles.push_back(m.needle);
+  PartCursor markers(parts);
+  std::size_t examined = 0;  // a file of a million image lines is read for the first of them
+  for (const std::size_t k : lines_holding(text, lines, needles, every_line)) {
+    if (ctx.platforms.size() >= kMaxScopedHints || ++examined > kMaxMarkerLines) break;
+    const std::string_view line = lines[k].text;
+    const int n = static_cast<int>(k) + 1;
+    for (const PlatformMarker& m : kPlatformMarkers) {
+      const std::size_t at = line.find(m.needle);
+      if (at == npos) continue;
+      const bool variable = std::isupper(static_cast<unsigned char>(m.needle.front())) != 0;
+      if (variable && at > 0 && (std::isalnum(static_cast<unsigned char>(line[at - 1])) || line[at - 1] == '_')) continue;
+      const FilePart* p =
+          markers.at(n, [](FilePart::Kind kind) { return kind != FilePart::Kind::prose && kind != FilePart::Kind::comment; });
+      // In a document, only code says where it runs: "the rocm/sglang image" in prose is advice.
+      if (document && (!p || p->kind != FilePart::Kind::code_block)) continue;
+      std::string_view shown = trim(line);
+      if (shown.size() > 160) shown = trim(line.substr(at >= 60 ? at - 60 : 0, 160));
+      add_scoped(ctx.platforms, ContextHint{std::string(m.platform), std::string(m.source), std::string(shown), "", n,
+                                            p ? p->first : 0, p ? p->last : 0});
+      break;  // one marker a line
+    }
+  }
+}
+
 }  // namespace
 
 FileContext find_file_context(std::string_view text, const std::vector<Launcher>& launchers) {
@@ -286,7 +524,7 @@ FileContext find_file_context(std::string_view text, const std::vector<Launcher>
 }
 
 FileContext launch_detail::find_file_context(std::string_view text, const std::vector<Launcher>& launchers,
-                                             bool every_line) {
+                                             bool every_line, InputFormat format, std::string_view file_name) {
   FileContext ctx;
   const std::vector<PhysicalLine> lines = split_lines(text);
   // Keys whose value names a GPU or an instance type, and how the output names them.
@@ -308,7 +546,7 @@ FileContext launch_detail::find_file_context(std::string_view text, const std::v
   // `repository:` or an engine's name (image tags "/ENGINE:" and pinned packages hold it).
   std::vector<std::string_view> needles;
   for (const GpuKey& g : kGpuKeys) needles.push_back(g.key);
-  for (std::string_view n : {"gpu:", "accelerators:", "repository:"}) needles.push_back(n);
+  for (std::string_view n : {"gpu:", "accelerators:", "repository:", "gpu=", "--gres=gpu:"}) needles.push_back(n);
   for (const std::string& e : engines) needles.push_back(e);
 
   for (const std::size_t k : lines_holding(text, lines, needles, every_line)) {
@@ -337,6 +575,14 @@ FileContext launch_detail::find_file_context(std::string_view text, const std::v
         while (!v.empty() && (v.back() == '"' || v.back() == '\'')) v.remove_suffix(1);
       }
       if (!v.empty()) add_gpu(v, g.source);
+    }
+    // Modal `gpu="H200:8"` (or gpu='...'); Slurm `--gres=gpu:h100:8`.
+    for (std::string_view key : {"gpu=\"", "gpu='", "--gres=gpu:"}) {
+      const std::size_t at = line.find(key);
+      if (at == npos || (at > 0 && word_char(line[at - 1]) && key.front() != '-')) continue;
+      std::string_view v = line.substr(at + key.size());
+      v = v.substr(0, std::min(v.find_first_of("\"' ,:"), v.size()));
+      if (!v.empty()) add_gpu(v, key.front() == '-' ? "Slurm --gres" : "gpu=");
     }
     if (starts_with(t, "gpu:") || starts_with(t, "- gpu:")) {  // dstack resources
       const std::string_view v = value_after(t, t.find("gpu") + 3);
@@ -409,6 +655,7 @@ FileContext launch_detail::find_file_context(std::string_view text, const std::v
     }
   }
   find_environment(text, lines, ctx, every_line);
+  scope_hints(text, lines, format, every_line, file_name, ctx);
   return ctx;
 }
 
@@ -451,6 +698,16 @@ bool reaches(const ContextHint& setting, const LaunchCommand* owner, const Launc
 void add_command_context(std::vector<LaunchCommand>& commands, const std::vector<Launcher>& launchers,
                          FileContext& context) {
   (void)launchers;
+  // A platform marker on a command's own lines (`docker run --device=/dev/kfd rocm/...`) is that
+  // command's alone, as a setting there is.
+  for (ContextHint& p : context.platforms)
+    for (const LaunchCommand& cmd : commands) {
+      const auto [first, last] = lines_of(cmd);
+      if (cmd.file.empty() || p.line < first || p.line > last) continue;
+      p.scope_first = first;
+      p.scope_last = last;
+      break;
+    }
   std::vector<const LaunchCommand*> owners;  // per setting: the one command it belongs to, or null
   for (const ContextHint& e : context.environment) owners.push_back(command_holding(e, commands));
   for (LaunchCommand& cmd : commands) {

@@ -210,7 +210,7 @@ LaunchScan launch_detail::scan_launch_input(std::string_view text, std::string_v
   scan.skipped = std::move(sink.skipped);
   scan.fatal = std::move(sink.fatal);
   if (!scan.commands.empty() || shortcuts.options.context_without_commands)
-    scan.context = find_file_context(text, launchers, shortcuts.every_line);
+    scan.context = find_file_context(text, launchers, shortcuts.every_line, format, file_name);
   add_command_context(scan.commands, launchers, scan.context);
   return scan;
 }

@@ -285,8 +285,24 @@ struct ScanShortcuts {
 LaunchScan scan_launch_input(std::string_view text, std::string_view file_name, InputFormat format,
                              const std::vector<Launcher>& launchers, ScanShortcuts shortcuts);
 
-// launch_context.cpp: find_file_context, every line read when `every_line`.
-FileContext find_file_context(std::string_view text, const std::vector<Launcher>& launchers, bool every_line);
+// file_parts.cpp: the parts of a file a GPU or platform is scoped to, in order of their first
+// line. A part's title (a heading, a tab's label, an admonition's title, the sentence before a
+// code block) may name them; code blocks and YAML documents have none, and scope the markers
+// written in them.
+struct FilePart {
+  enum class Kind { section, tab, admonition, prose, comment, code_block, yaml_document };
+  Kind kind;
+  int title_line = 0;  // 1-based; 0 when it has no title
+  std::string title;   // markup removed
+  int first = 0, last = 0;  // 1-based lines, inclusive
+};
+std::vector<FilePart> file_parts(const std::vector<PhysicalLine>& lines, InputFormat format);
+std::string_view name_of(FilePart::Kind kind);
+
+// launch_context.cpp: find_file_context, every line read when `every_line`; the GPUs and platforms
+// scoped to the parts of `format` (none for InputFormat::detect).
+FileContext find_file_context(std::string_view text, const std::vector<Launcher>& launchers, bool every_line,
+                              InputFormat format = InputFormat::detect, std::string_view file_name = {});
 
 // launch_context.cpp: the model hints of the commands found.
 void add_command_context(std::vector<LaunchCommand>& commands, const std::vector<Launcher>& launchers,

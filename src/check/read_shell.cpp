@@ -49,6 +49,7 @@ struct Reference {
   std::string_view name;
   std::string_view fallback;  // the default of ${NAME:-default} / ${NAME-default} / ${NAME:=default}
   bool has_fallback = false;
+  bool colon = false;         // ${NAME:-default}: the default stands for an empty value too
   bool all_elements = false;  // ${NAME[@]} / ${NAME[*]}
   std::size_t end = 0;        // just past the reference
 };
@@ -78,7 +79,10 @@ std::optional<Reference> reference_at(std::string_view s, std::size_t i) {
     return r;
   }
   std::size_t op = j;
-  if (s[op] == ':') ++op;
+  if (s[op] == ':') {
+    r.colon = true;
+    ++op;
+  }
   if (op < s.size() && (s[op] == '-' || s[op] == '=')) {
     const std::size_t close = s.find('}', op);
     if (close == npos || s.substr(op + 1, close - op - 1).find_first_of("${") != npos) return std::nullopt;
@@ -111,6 +115,11 @@ class Expander {
     // The whole word is one reference: arrays splice, unquoted scalars split.
     if (auto r = reference_at(w.text, 0); r && r->end == w.text.size()) {
       const Variable* v = find(r->name);
+      // ${X:-default} with X set empty in the file (X= then : "${X:=2}"): the default.
+      if (v && r->has_fallback && r->colon && !v->array && r->fallback.find('$') == npos &&
+          (v->words.empty() || (v->words.size() == 1 && v->words.front().text.empty() &&
+                                v->words.front().shape == WordShape::literal)))
+        v = nullptr;
       if (v && (r->all_elements || (v->array && w.shape == WordShape::words))) {
         if (out.size() + v->words.size() > kMaxExpandedWords) {
           overflow_ = fmt::format("expands to more than {} arguments", kMaxExpandedWords);
@@ -405,6 +414,33 @@ class ScriptReader {
     }
   }
 
+  // ${NAME:=value} (${NAME=value}) assigns NAME as it expands, in any command (`: "${TP:=2}"`):
+  // read as the assignment NAME=${NAME:-value}, the default the environment may override.
+  static SimpleCommand default_assignments(const SimpleCommand& command) {
+    SimpleCommand out;
+    for (const Word& w : command) {
+      const std::string& t = w.text;
+      for (std::size_t at = t.find("${"); at != npos && out.size() < 16; at = t.find("${", at + 2)) {
+        std::size_t k = at + 2;
+        while (k < t.size() && (is_alnum(t[k]) || t[k] == '_')) ++k;
+        if (k == at + 2 || is_digit_char(t[at + 2])) continue;
+        const bool colon = k < t.size() && t[k] == ':';
+        const std::size_t op = colon ? k + 1 : k;
+        if (op >= t.size() || t[op] != '=') continue;
+        const std::size_t close = t.find('}', op);
+        if (close == npos || t.find("${", op) < close) continue;  // a nested expansion: not read
+        const std::string name = t.substr(at + 2, k - at - 2);
+        Word a;
+        a.text = name + "=${" + name + (colon ? ":-" : "-") + t.substr(op + 1, close - op - 1) + "}";
+        a.begin = w.begin;
+        a.shape = WordShape::value;
+        out.push_back(std::move(a));
+      }
+    }
+    return out;
+  }
+  static bool is_digit_char(char c) { return c >= '0' && c <= '9'; }
+
   // Where one command's words were written: in `src` shifted by `shift`, else at `line`.
   struct Place {
     const Source* src = nullptr;
@@ -418,6 +454,7 @@ class ScriptReader {
   void take(SimpleCommand command, const Place& at, const std::function<std::vector<ArgWord>(const SimpleCommand&)>& words,
             const Context& ctx, int depth, const LauncherStarts* starts, Sink& sink) {
     if (!follow_keyword(command, at, sink) || command.empty()) return;
+    if (const SimpleCommand defaults = default_assignments(command); !defaults.empty()) assign(defaults, at, sink);
     if (assignments_begin(command)) {
       assign(command, at, sink);
       return;
@@ -853,7 +890,7 @@ void scan_shell(const Source& src, int depth, OnLexError on_error, Sink& sink, c
       reader.take(std::move(command), ScriptReader::Place{&src, shift, 0}, written, ctx, depth, &starts, sink);
     };
     const Lexed lexed = lex_shell(text.substr(from), on_command);
-    for (const Span& h : lexed.heredocs) heredocs.push_back({h.begin + from, h.end + from});
+    for (const Span& h : lexed.heredocs) heredocs.push_back({h.begin + from, h.end + from, h.expands});
     if (lexed.error.empty()) break;
     const std::size_t at = from + lexed.error_at;
     if ((!reported || on_error == OnLexError::fail) && (on_error == OnLexError::fail ||
@@ -869,8 +906,20 @@ void scan_shell(const Source& src, int depth, OnLexError on_error, Sink& sink, c
   for (const Span& body : heredocs) {
     // A heredoc is data (often a script being written out): search it, never fail on it (but past
     // the nesting budget, where it is not searched).
-    const std::string_view data = text.substr(body.begin, body.end - body.begin);
+    std::string_view data = text.substr(body.begin, body.end - body.begin);
     if (!read_nested(depth, data, src.lines.line_at(body.begin), sink)) continue;
+    // The script as written out: an unquoted delimiter's \$, \` and \\ are what the written
+    // script holds ("\${ARGS[@]}" is its own array, expanded when it runs, never a literal word).
+    std::string written;
+    if (body.expands && data.find('\\') != npos) {
+      written.reserve(data.size());
+      for (std::size_t k = 0; k < data.size(); ++k) {
+        if (data[k] == '\\' && k + 1 < data.size() && (data[k + 1] == '$' || data[k + 1] == '`' || data[k + 1] == '\\'))
+          ++k;
+        written += data[k];
+      }
+      data = written;
+    }
     const Source inner = source_of(data, src.lines.line_at(body.begin));
     scan_shell(inner, depth + 1, OnLexError::ignore, sink);
   }

@@ -215,6 +215,7 @@ class ShellLexer {
   struct PendingHeredoc {
     std::string delimiter;
     bool strip_tabs = false;
+    bool expands = false;  // the delimiter is written without quotes or backslashes
   };
 
   bool at(std::string_view p) const { return s_.substr(i_, p.size()) == p; }
@@ -240,7 +241,8 @@ class ShellLexer {
     if (target_ == Target::file) {
       target_ = Target::none;  // the file of a redirection is not an argument
     } else if (target_ != Target::none) {
-      pending_.push_back({word_, target_ == Target::heredoc_strip_tabs});
+      const bool quoted = s_.substr(word_begin_, i_ - word_begin_).find_first_of("'\"\\") != npos;
+      pending_.push_back({word_, target_ == Target::heredoc_strip_tabs, !quoted});
       target_ = Target::none;
     } else {
       command_.push_back(Word{std::move(word_), word_begin_, shape_, false, {}});
@@ -608,14 +610,14 @@ class ShellLexer {
         }
         const std::size_t next = nl < s_.size() ? nl + 1 : s_.size();
         if (line == h.delimiter) {
-          out_.heredocs.push_back({body, i_});
+          out_.heredocs.push_back({body, i_, h.expands});
           i_ = next;
           closed = true;
           break;
         }
         i_ = next;
       }
-      if (!closed) out_.heredocs.push_back({body, s_.size()});
+      if (!closed) out_.heredocs.push_back({body, s_.size(), h.expands});
     }
     pending_.clear();
   }

@@ -24,6 +24,9 @@ using SimpleCommand = std::vector<Word>;
 struct Span {
   std::size_t begin = 0;
   std::size_t end = 0;
+  // A heredoc body whose delimiter is unquoted (<<EOF, not <<'EOF'): the shell expands it as it
+  // writes it, so its \$, \` and \\ are a $, ` and \ in the text written.
+  bool expands = false;
 };
 
 struct Lexed {

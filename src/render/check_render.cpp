@@ -305,6 +305,7 @@ json command_json(const CommandCheck& c) {
   j["file"] = c.command.file.empty() ? json(nullptr) : json(c.command.file);
   j["line"] = c.command.line > 0 ? json(c.command.line) : json(nullptr);
   j["gpu"] = c.target.label;
+  j["gpu_from"] = c.target.from.empty() ? json(nullptr) : json(c.target.from);
   j["launcher"] = c.command.launcher;
   j["command"] = command_text(c.command);
   j["branch"] = c.command.branch.empty() ? json(nullptr) : json(c.command.branch);

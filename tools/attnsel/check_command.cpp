@@ -198,7 +198,13 @@ std::unique_ptr<StepSummary> open_step_summary(std::size_t& budget) {
 }
 
 std::string hint_where(const std::string& file, const ContextHint& h) {
+  if (h.line == 0) return fmt::format("{} ({}: {})", file, h.source, h.text);  // its name
   return fmt::format("{}:{} ({}: {})", file, h.line, h.source, h.text);
+}
+
+// " for lines 40-72" for a hint scoped to a part of its file; "" for one of the whole file.
+std::string scope_of(const ContextHint& h) {
+  return h.scope_first == 0 ? std::string() : fmt::format(" for lines {}-{}", h.scope_first, h.scope_last);
 }
 
 int run_check(const CheckArgs& a, bool after_separator) {
@@ -295,10 +301,16 @@ int run_check(const CheckArgs& a, bool after_separator) {
   if (!gpu) {
     for (const ScannedFile& f : scanned) {
       if (f.scan.commands.empty()) continue;
-      if (file_gpus(f).empty()) no_gpu.push_back(&f);
+      // A file that names no GPU needs --gpu, unless each of its commands runs on a platform
+      // attnsel does not judge (a TPU manifest): those are told as not judged, below.
+      if (file_gpus(f).empty() && std::any_of(f.scan.commands.begin(), f.scan.commands.end(), [&](const LaunchCommand& c) {
+            const CommandScope scope = command_scope(f.scan.context, c, std::nullopt);
+            return !scope.platform || parse_platform(scope.platform->value);
+          }))
+        no_gpu.push_back(&f);
       else if (a.format == "text" && !a.json && !a.quiet)
         for (const ContextHint& h : f.scan.context.gpus)
-          std::cerr << "attnsel: GPU " << encode_value(h.value + " from " + hint_where(f.name, h), OutputChannel::terminal)
+          std::cerr << "attnsel: GPU " << encode_value(h.value + scope_of(h) + " from " + hint_where(f.name, h), OutputChannel::terminal)
                     << "\n";
     }
   }
@@ -454,27 +466,46 @@ int run_check(const CheckArgs& a, bool after_separator) {
   }
   TeeWriter writer(std::move(writers));
   bool failed = false, any_skipped = false;
+  // Each command is judged on its own targets: the GPUs of its part of the file (or --gpu), on the
+  // platform it or its part says it runs on. One with no target left is a skipped block, told why.
+  const std::string given_from = a.gpu ? "--gpu" : "ATTNSEL_GPU";
   auto check_all = [&](const std::vector<LaunchCommand>& commands, const std::shared_ptr<const Matrix>& matrix,
-                       const std::string& gpus, const FileContext* context, std::string_view text) {
-    const std::vector<CheckTarget>& targets = targets_for(gpus);
+                       const FileContext* context, const std::string& file, std::string_view text) {
     options.release = judged_release;
     options.release_engine = release_engine;
     options.releases = other_releases;
     const FileLines lines(text);  // once per file, not per command
+    static const FileContext kNoContext;
+    std::vector<Error> unscoped;
     for (const LaunchCommand& cmd : commands) {
       if (!std::cout) return;  // stdout failed (a full disk, a closed pipe): nothing more can be told
+      const CommandScope scope = command_scope(context ? *context : kNoContext, cmd, gpu);
+      const std::string where = file.empty() ? std::string("<command line>") : file + ":" + std::to_string(cmd.line);
+      // A platform attnsel does not judge (TPU, Gaudi, Neuron) is a warning, whatever the GPUs.
+      if (scope.platform && !parse_platform(scope.platform->value)) {
+        warning(where + ": " + unscoped_message(scope, {}, given_from) + ": not checked");
+        continue;
+      }
+      if (scope.gpus.empty()) continue;  // the file names no GPU: said once for the file
+      const std::vector<CheckTarget>& listed = targets_for(scope.gpus);
+      const std::vector<CheckTarget> targets = scoped_targets(listed, scope, file, given_from);
+      if (targets.empty()) {  // a platform it judges, with no target in the list: not checked (exit 2), told what to add
+        unscoped.push_back(Error{ErrorCode::invalid_argument, unscoped_message(scope, listed, given_from), where, {}, {}});
+        continue;
+      }
       std::vector<CommandCheck> results = check_command(matrix, *catalog, cmd, targets, options);
       if (!text.empty()) locate_columns(results, lines);
       failed = failed || std::any_of(results.begin(), results.end(), [&](const CommandCheck& c) { return c.fails(a.strict); });
       writer.command(results, context);
     }
+    writer.skipped(unscoped);
+    any_skipped = any_skipped || !unscoped.empty();
   };
-  if (after_separator) check_all(argv_commands, matrix_for(nullptr), *gpu, nullptr, {});
+  if (after_separator) check_all(argv_commands, matrix_for(nullptr), nullptr, "", {});
   for (ScannedFile& f : scanned) {
     if (!std::cout) break;  // main() reports the failed write and exits 2
-    const std::string gpus = gpu ? *gpu : file_gpus(f);
-    if (!f.scan.commands.empty() && !gpus.empty())
-      check_all(f.scan.commands, matrix_for(&f), gpus, &f.scan.context, f.text);
+    if (!f.scan.commands.empty() && std::find(no_gpu.begin(), no_gpu.end(), &f) == no_gpu.end())
+      check_all(f.scan.commands, matrix_for(&f), &f.scan.context, f.name, f.text);
     std::string().swap(f.text);
     writer.skipped(f.scan.skipped);
     any_skipped = any_skipped || !f.scan.skipped.empty();

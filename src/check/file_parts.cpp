@@ -1,0 +1,407 @@
+// The parts of a file a GPU or platform can be scoped to: a document's sections, tabs,
+// admonitions and the code block a sentence introduces (Markdown and MDX, reStructuredText,
+// AsciiDoc), code blocks, and a manifest's YAML documents. One pass over the lines; a part's
+// end is found with a stack of the parts still open, never by searching ahead per part.
+#include <array>
+
+#include "check/launch_internal.hpp"
+
+namespace attnsel::launch_detail {
+namespace {
+
+std::size_t indent_of(std::string_view line) { return line.size() - ltrim(line).size(); }
+
+// Text written as one title: markup removed (`#`, `*`, `` ` ``, quotes, `<...>` tags), blanks
+// folded, at most 160 bytes.
+std::string title_text(std::string_view t) {
+  std::string out;
+  bool in_tag = false;
+  for (const char c : t) {
+    if (c == '<') in_tag = true;
+    if (in_tag) {
+      if (c == '>') in_tag = false;
+      continue;
+    }
+    if (c == '*' || c == '`' || c == '"' || c == '#') continue;
+    if (is_blank(c)) {
+      if (!out.empty() && out.back() != ' ') out += ' ';
+      continue;
+    }
+    out += c;
+    if (out.size() >= 160) break;
+  }
+  return std::string(trim(out));
+}
+
+// The value of `name="..."` (or '...') in an HTML/JSX tag; "" when absent.
+std::string attribute(std::string_view tag, std::string_view name) {
+  for (std::size_t at = tag.find(name); at != npos; at = tag.find(name, at + 1)) {
+    if (at > 0 && is_alnum(tag[at - 1])) continue;
+    std::size_t k = at + name.size();
+    while (k < tag.size() && is_blank(tag[k])) ++k;
+    if (k >= tag.size() || tag[k] != '=') continue;
+    ++k;
+    while (k < tag.size() && is_blank(tag[k])) ++k;
+    if (k >= tag.size() || (tag[k] != '"' && tag[k] != '\'')) continue;
+    const std::size_t close = tag.find(tag[k], k + 1);
+    if (close == npos) return {};
+    return std::string(tag.substr(k + 1, close - k - 1));
+  }
+  return {};
+}
+
+bool all_of_char(std::string_view t, char c) { return !t.empty() && t.find_first_not_of(c) == npos; }
+
+// The run of `c` a line starts with.
+std::size_t run_of(std::string_view t, char c) {
+  std::size_t n = 0;
+  while (n < t.size() && t[n] == c) ++n;
+  return n;
+}
+
+// The sentence a code block follows: the paragraph just before its opening line (one blank line
+// between allowed), its last sentence; nothing when a heading, a fence or another block is there.
+FilePart prose_before(const std::vector<PhysicalLine>& lines, std::size_t fence, int first, int last) {
+  FilePart p{FilePart::Kind::prose, 0, {}, first, last};
+  std::size_t k = fence;
+  if (k > 0 && trim(lines[k - 1].text).empty()) --k;
+  std::size_t start = k;
+  while (start > 0 && k - start < 4) {
+    const std::string_view t = trim(lines[start - 1].text);
+    if (t.empty() || t.front() == '#' || starts_with(t, "```") || starts_with(t, "~~~") || starts_with(t, ":::") ||
+        starts_with(t, "===") || starts_with(t, "!!!") || starts_with(t, "???") ||
+        starts_with(t, "..") || t.front() == '<' || t.front() == '|' || all_of_char(t, '=') || all_of_char(t, '-'))
+      break;
+    --start;
+  }
+  if (start == k) return p;
+  std::string paragraph;
+  for (std::size_t j = start; j < k; ++j) paragraph.append(trim(lines[j].text)).append(" ");
+  // Its last sentence: after the last ". " that is not the end.
+  std::string_view s = trim(paragraph);
+  for (std::size_t dot = s.rfind(". "); dot != npos && dot + 2 < s.size(); dot = npos) s = s.substr(dot + 2);
+  p.title = title_text(s);
+  p.title_line = static_cast<int>(k);  // 1-based line of the paragraph's last line
+  return p;
+}
+
+// Markdown and MDX: ATX and setext headings, mkdocs-material tabs (=== "T") and admonitions
+// (!!! kind "T"), MyST and Docusaurus directives (```{tab-item} T, :::{note} T, :::tip[T]),
+// JSX tabs (<TabItem label="T">, <Tab title="T">), <details><summary>T</summary>, fenced code.
+std::vector<FilePart> markdown_parts(const std::vector<PhysicalLine>& lines) {
+  std::vector<FilePart> parts;
+  struct Open {
+    std::size_t part;
+    int level;           // headings: 1-6; indented parts: their indent; closed parts: -1
+    std::string closer;  // a closing line ("</TabItem>", ":::"); "" for headings and indented parts
+  };
+  std::vector<Open> headings, indented, closed;
+  const int n = static_cast<int>(lines.size());
+  auto close_headings = [&](int level, int before) {
+    while (!headings.empty() && headings.back().level >= level) {
+      parts[headings.back().part].last = before;
+      headings.pop_back();
+    }
+  };
+  std::size_t li = 0;
+  // YAML front matter is no section.
+  if (!lines.empty() && trim(lines[0].text) == "---") {
+    for (std::size_t k = 1; k < lines.size(); ++k)
+      if (trim(lines[k].text) == "---") {
+        li = k + 1;
+        break;
+      }
+  }
+  for (; li < lines.size(); ++li) {
+    const std::string_view line = lines[li].text;
+    const std::string_view t = trim(line);
+    const int ln = static_cast<int>(li) + 1;
+    if (t.empty()) continue;
+    const std::size_t ind = indent_of(line);
+    // Indented parts end at the first line indented no deeper than their marker.
+    while (!indented.empty() && static_cast<int>(ind) <= indented.back().level) {
+      int last = ln - 1;
+      while (last > static_cast<int>(parts[indented.back().part].first) && trim(lines[last - 1].text).empty()) --last;
+      parts[indented.back().part].last = last;
+      indented.pop_back();
+    }
+    // Closing lines of JSX and directive parts.
+    if (!closed.empty() && (t == closed.back().closer || (closed.back().closer.front() != '<' &&
+                                                          all_of_char(t, closed.back().closer.front()) &&
+                                                          t.size() == closed.back().closer.size()))) {
+      parts[closed.back().part].last = ln;
+      closed.pop_back();
+      continue;
+    }
+    // Fenced code (``` or ~~~), unless it opens a MyST directive.
+    const char fence_char = t.front();
+    const std::size_t fence_len = run_of(t, fence_char);
+    if ((fence_char == '`' || fence_char == '~') && fence_len >= 3) {
+      const std::string_view info = trim(t.substr(fence_len));
+      if (starts_with(info, "{") && !starts_with(info, "{code") && !starts_with(info, "{.")) {
+        const std::size_t close = info.find('}');
+        const std::string directive = lower(info.substr(1, close == npos ? npos : close - 1));
+        const FilePart::Kind kind = directive.find("tab") != npos ? FilePart::Kind::tab : FilePart::Kind::admonition;
+        parts.push_back(FilePart{kind, ln, title_text(close == npos ? "" : info.substr(close + 1)), ln, n});
+        closed.push_back(Open{parts.size() - 1, -1, std::string(fence_len, fence_char)});
+        continue;
+      }
+      std::size_t end = li + 1;
+      while (end < lines.size()) {
+        const std::string_view u = trim(lines[end].text);
+        if (run_of(u, fence_char) >= fence_len && run_of(u, fence_char) == u.size()) break;
+        ++end;
+      }
+      const int last = static_cast<int>(std::min(end, lines.size() - 1)) + 1;
+      parts.push_back(FilePart{FilePart::Kind::code_block, 0, {}, ln, last});
+      FilePart prose = prose_before(lines, li, ln, last);
+      if (!prose.title.empty()) parts.push_back(std::move(prose));
+      // A comment in the block ("# Start the server on 4xH200") is read for the lines below it,
+      // to the block's end: a later comment, a smaller part, speaks for the lines after it.
+      for (std::size_t k = li + 1; k < end; ++k) {
+        const std::string_view c = trim(lines[k].text);
+        if (c.size() < 2 || c[0] != '#' || c[1] == '!' || (k > li + 1 && starts_with(trim(lines[k - 1].text), "#")))
+          continue;
+        parts.push_back(FilePart{FilePart::Kind::comment, static_cast<int>(k) + 1, title_text(c.substr(1)),
+                                 static_cast<int>(k) + 1, last});
+      }
+      li = end;
+      continue;
+    }
+    // ATX heading.
+    if (t.front() == '#' && ind <= 3) {
+      const std::size_t level = run_of(t, '#');
+      if (level <= 6 && (level == t.size() || is_blank(t[level]))) {
+        close_headings(static_cast<int>(level), ln - 1);
+        parts.push_back(FilePart{FilePart::Kind::section, ln, title_text(t.substr(level)), ln, n});
+        headings.push_back(Open{parts.size() - 1, static_cast<int>(level), {}});
+        continue;
+      }
+    }
+    // Setext heading: a line underlined with = or - (not a list item, not after a blank line).
+    if (li + 1 < lines.size() && ind <= 3 && t.front() != '-' && t.front() != '|' && t.front() != '<') {
+      const std::string_view u = trim(lines[li + 1].text);
+      if (u.size() >= 2 && (all_of_char(u, '=') || all_of_char(u, '-'))) {
+        const int level = u.front() == '=' ? 1 : 2;
+        close_headings(level, ln - 1);
+        parts.push_back(FilePart{FilePart::Kind::section, ln, title_text(t), ln, n});
+        headings.push_back(Open{parts.size() - 1, level, {}});
+        ++li;
+        continue;
+      }
+    }
+    // mkdocs-material tabs and admonitions: the content is indented under the marker.
+    if (starts_with(t, "===") || starts_with(t, "!!!") || starts_with(t, "???")) {
+      const bool tab = t.front() == '=';
+      std::string_view rest = ltrim(t.substr(run_of(t, t.front())));
+      if (!rest.empty() && (rest.front() == '!' || rest.front() == '+')) rest.remove_prefix(1);
+      if (!tab) rest = ltrim(rest.substr(std::min(rest.find_first_of(" \t\""), rest.size())));
+      parts.push_back(FilePart{tab ? FilePart::Kind::tab : FilePart::Kind::admonition, ln, title_text(rest), ln, n});
+      indented.push_back(Open{parts.size() - 1, static_cast<int>(ind), {}});
+      continue;
+    }
+    // Docusaurus and MyST colon directives: :::note Title, :::tip[Title], :::{tab-item} Title.
+    if (starts_with(t, ":::")) {
+      const std::size_t colons = run_of(t, ':');
+      std::string_view rest = t.substr(colons);
+      if (!rest.empty()) {
+        std::string directive;
+        std::string_view title;
+        if (rest.front() == '{') {
+          const std::size_t close = rest.find('}');
+          directive = lower(rest.substr(1, close == npos ? npos : close - 1));
+          title = close == npos ? std::string_view() : rest.substr(close + 1);
+        } else {
+          const std::size_t end = std::min(rest.find_first_of(" \t["), rest.size());
+          directive = lower(rest.substr(0, end));
+          title = rest.substr(end);
+          if (!title.empty() && title.front() == '[') title = title.substr(1, title.find(']') - 1);
+        }
+        const FilePart::Kind kind = directive.find("tab") != npos ? FilePart::Kind::tab : FilePart::Kind::admonition;
+        parts.push_back(FilePart{kind, ln, title_text(title), ln, n});
+        closed.push_back(Open{parts.size() - 1, -1, std::string(colons, ':')});
+        continue;
+      }
+    }
+    // JSX tabs and <details>.
+    if (t.front() == '<') {
+      const std::string low = lower(t.substr(0, 12));
+      if (starts_with(low, "<tabitem") || starts_with(low, "<tab ") || starts_with(low, "<tab>")) {
+        const std::string label = attribute(t, "label");
+        std::string title = label.empty() ? attribute(t, "title") : label;
+        if (title.empty()) title = attribute(t, "value");
+        parts.push_back(FilePart{FilePart::Kind::tab, ln, title_text(title), ln, n});
+        closed.push_back(Open{parts.size() - 1, -1, starts_with(low, "<tabitem") ? "</TabItem>" : "</Tab>"});
+        continue;
+      }
+      if (starts_with(low, "<details")) {
+        std::string_view summary;
+        for (std::size_t k = li; k < lines.size() && k <= li + 2 && summary.empty(); ++k) {
+          const std::string_view u = lines[k].text;
+          const std::size_t open = u.find("<summary>");
+          if (open != npos) summary = u.substr(open + 9, u.find("</summary>", open) - open - 9);
+        }
+        parts.push_back(FilePart{FilePart::Kind::tab, ln, title_text(summary), ln, n});
+        closed.push_back(Open{parts.size() - 1, -1, "</details>"});
+        continue;
+      }
+    }
+  }
+  for (const Open& o : indented) {
+    int last = n;
+    while (last > parts[o.part].first && trim(lines[last - 1].text).empty()) --last;
+    parts[o.part].last = last;
+  }
+  return parts;
+}
+
+// reStructuredText: titles underlined (and perhaps overlined) with punctuation, their levels in
+// the order the styles first appear; tab and admonition directives with their indented bodies;
+// code blocks and the sentence before them.
+std::vector<FilePart> rst_parts(const std::vector<PhysicalLine>& lines) {
+  std::vector<FilePart> parts;
+  std::vector<std::pair<char, bool>> styles;  // (underline char, overlined), in order of appearance
+  std::vector<std::pair<std::size_t, int>> headings;  // open sections: part, level
+  struct Body {
+    std::size_t part;
+    std::size_t indent;
+    std::size_t prose = npos;  // a code block's: the sentence before it, which ends with it
+  };
+  std::vector<Body> bodies;
+  const int n = static_cast<int>(lines.size());
+  auto adornment = [](std::string_view t) {
+    return t.size() >= 3 && std::string_view("=-~^\"'`#*+:._").find(t.front()) != npos && all_of_char(t, t.front());
+  };
+  auto end_body = [&](std::size_t before) {
+    int last = static_cast<int>(before);
+    while (last > parts[bodies.back().part].first && trim(lines[last - 1].text).empty()) --last;
+    parts[bodies.back().part].last = last;
+    if (bodies.back().prose != npos) parts[bodies.back().prose].last = last;
+    bodies.pop_back();
+  };
+  for (std::size_t li = 0; li < lines.size(); ++li) {
+    const std::string_view line = lines[li].text;
+    const std::string_view t = trim(line);
+    const int ln = static_cast<int>(li) + 1;
+    if (t.empty()) continue;
+    while (!bodies.empty() && indent_of(line) <= bodies.back().indent) end_body(li);
+    const bool overlined = adornment(t) && li + 2 < lines.size() && adornment(trim(lines[li + 2].text)) &&
+                           !trim(lines[li + 1].text).empty();
+    const std::size_t title_at = overlined ? li + 1 : li;
+    if ((overlined || (indent_of(line) == 0 && !adornment(t))) && title_at + 1 < lines.size()) {
+      const std::string_view title = trim(lines[title_at].text);
+      const std::string_view under = trim(lines[title_at + 1].text);
+      if (!title.empty() && adornment(under) && under.size() >= title.size() && bodies.empty()) {
+        const std::pair<char, bool> style{under.front(), overlined};
+        auto it = std::find(styles.begin(), styles.end(), style);
+        if (it == styles.end()) it = styles.insert(styles.end(), style);
+        const int level = static_cast<int>(it - styles.begin()) + 1;
+        while (!headings.empty() && headings.back().second >= level) {
+          parts[headings.back().first].last = ln - 1;
+          headings.pop_back();
+        }
+        parts.push_back(FilePart{FilePart::Kind::section, static_cast<int>(title_at) + 1, title_text(title), ln, n});
+        headings.emplace_back(parts.size() - 1, level);
+        li = title_at + 1;
+        continue;
+      }
+    }
+    if (!starts_with(t, "..")) continue;
+    const std::size_t colons = t.find("::");
+    if (colons == npos) continue;
+    const std::string directive = lower(trim(t.substr(2, colons - 2)));
+    const std::string_view argument = trim(t.substr(colons + 2));
+    FilePart::Kind kind = FilePart::Kind::admonition;
+    if (directive.find("tab") != npos) kind = FilePart::Kind::tab;
+    else if (directive == "code-block" || directive == "code" || directive == "sourcecode" || directive == "prompt")
+      kind = FilePart::Kind::code_block;
+    parts.push_back(FilePart{kind, kind == FilePart::Kind::code_block ? 0 : ln,
+                             kind == FilePart::Kind::code_block ? std::string() : title_text(argument), ln, n});
+    Body body{parts.size() - 1, indent_of(line)};
+    if (kind == FilePart::Kind::code_block) {
+      FilePart prose = prose_before(lines, li, ln, n);
+      if (!prose.title.empty()) {
+        parts.push_back(std::move(prose));
+        body.prose = parts.size() - 1;
+      }
+    }
+    bodies.push_back(body);
+    continue;
+  }
+  while (!bodies.empty()) end_body(lines.size());
+  return parts;
+}
+
+// AsciiDoc: `== Title` sections and delimited blocks (----, ....).
+std::vector<FilePart> asciidoc_parts(const std::vector<PhysicalLine>& lines) {
+  std::vector<FilePart> parts;
+  std::vector<std::pair<std::size_t, int>> headings;
+  const int n = static_cast<int>(lines.size());
+  for (std::size_t li = 0; li < lines.size(); ++li) {
+    const std::string_view t = trim(lines[li].text);
+    const int ln = static_cast<int>(li) + 1;
+    if (t.size() >= 4 && (all_of_char(t, '-') || all_of_char(t, '.'))) {
+      std::size_t end = li + 1;
+      while (end < lines.size() && trim(lines[end].text) != t) ++end;
+      const int last = static_cast<int>(std::min(end, lines.size() - 1)) + 1;
+      parts.push_back(FilePart{FilePart::Kind::code_block, 0, {}, ln, last});
+      li = end;
+      continue;
+    }
+    const std::size_t level = run_of(t, '=');
+    if (level == 0 || level > 6 || level >= t.size() || !is_blank(t[level])) continue;
+    while (!headings.empty() && headings.back().second >= static_cast<int>(level)) {
+      parts[headings.back().first].last = ln - 1;
+      headings.pop_back();
+    }
+    parts.push_back(FilePart{FilePart::Kind::section, ln, title_text(t.substr(level)), ln, n});
+    headings.emplace_back(parts.size() - 1, static_cast<int>(level));
+  }
+  return parts;
+}
+
+// YAML: the documents of a stream, split at `---` lines.
+std::vector<FilePart> yaml_documents(const std::vector<PhysicalLine>& lines) {
+  std::vector<FilePart> parts;
+  int first = 1;
+  const int n = static_cast<int>(lines.size());
+  for (std::size_t li = 0; li < lines.size(); ++li) {
+    const std::string_view t = lines[li].text;
+    if (!starts_with(t, "---") || (t.size() > 3 && !is_blank(t[3]))) continue;
+    const int ln = static_cast<int>(li) + 1;
+    if (ln > first) parts.push_back(FilePart{FilePart::Kind::yaml_document, 0, {}, first, ln - 1});
+    first = ln + 1;
+  }
+  // One document is the whole file: no part.
+  if (!parts.empty() && first <= n) parts.push_back(FilePart{FilePart::Kind::yaml_document, 0, {}, first, n});
+  return parts;
+}
+
+}  // namespace
+
+std::string_view name_of(FilePart::Kind kind) {
+  switch (kind) {
+    case FilePart::Kind::section: return "heading";
+    case FilePart::Kind::tab: return "tab";
+    case FilePart::Kind::admonition: return "admonition";
+    case FilePart::Kind::prose: return "sentence before the block";
+    case FilePart::Kind::comment: return "comment";
+    case FilePart::Kind::code_block: return "code block";
+    case FilePart::Kind::yaml_document: return "YAML document";
+  }
+  return "part";
+}
+
+std::vector<FilePart> file_parts(const std::vector<PhysicalLine>& lines, InputFormat format) {
+  switch (format) {
+    case InputFormat::markdown: return markdown_parts(lines);
+    case InputFormat::rst: return rst_parts(lines);
+    case InputFormat::asciidoc: return asciidoc_parts(lines);
+    case InputFormat::kubernetes:
+    case InputFormat::compose:
+    case InputFormat::helm: return yaml_documents(lines);
+    default: return {};
+  }
+}
+
+}  // namespace attnsel::launch_detail
