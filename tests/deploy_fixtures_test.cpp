@@ -490,6 +490,22 @@ TEST(CheckCli, APartsPlatformNarrowsTheGivenGpus) {
   EXPECT_NE(out2.find("add one to check it (--gpu sm90,mi300x)"), std::string::npos) << out2;
 }
 
+// A heading that names a GPU the catalog does not know ("sm61", unsupported) gives no target:
+// never an unknown-GPU error for a --gpu nobody passed, and a known GPU beside it still counts.
+TEST(CheckCli, AGpuTheCatalogDoesNotKnowIsNoTarget) {
+  const std::string doc = "/tmp/attnsel_unknown_gpu_" + std::to_string(::getpid()) + ".md";
+  std::ofstream(doc) << "# Serving\n\n## sm61 and gfx908 are not supported\n\n```bash\n"
+                        "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct\n```\n\n"
+                        "## H100 (sm90), not sm61\n\n```bash\n"
+                        "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct\n```\n";
+  auto [rc, out] = run_cli("check --format json '" + doc + "' 2>/dev/null");
+  std::remove(doc.c_str());
+  ASSERT_NE(rc, 2) << out;
+  const auto on = judged_on(out);
+  EXPECT_EQ(on.at(6), (std::set<std::string>{"H100", "sm90"})) << out;  // outside every GPU part: the file's GPUs
+  EXPECT_EQ(on.at(12), (std::set<std::string>{"H100", "sm90"})) << out;
+}
+
 // A command for a platform attnsel has no backends for is told and not judged: a warning (exit 0,
 // --strict fails on it), and no --gpu is asked for it.
 TEST(CheckCli, APlatformAttnselDoesNotJudgeIsAWarning) {

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "advisory/check_advisories.hpp"
+#include "attnsel/catalog.hpp"
 #include "attnsel/launch_args.hpp"
 #include "check/launch_internal.hpp"
 
@@ -284,8 +285,15 @@ void find_environment(std::string_view text, const std::vector<PhysicalLine>& li
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+// Whether the built-in GPU catalog knows a name: a hint is a target only then ("sm61" in a heading
+// on what is not supported is no target, and never an unknown --gpu).
+bool known_gpu(const std::string& name) {
+  static const auto catalog = builtin_catalog();
+  return !catalog || static_cast<bool>((*catalog)->resolve_gpu(name));
+}
+
 // The GPUs a title or sentence names ("8x H100", "MI300X", "B200/GB200", "sm90", "gfx942"), each
-// once, in order: the names --gpu takes.
+// once, in order: the names --gpu takes, those the catalog knows.
 std::vector<std::string> gpus_named(std::string_view text) {
   std::string up(text.substr(0, 512));
   for (char& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -327,7 +335,7 @@ std::vector<std::string> gpus_named(std::string_view text) {
   std::sort(found.begin(), found.end());
   std::vector<std::string> out;
   for (auto& f : found)
-    if (std::find(out.begin(), out.end(), f.second) == out.end()) out.push_back(std::move(f.second));
+    if (known_gpu(f.second) && std::find(out.begin(), out.end(), f.second) == out.end()) out.push_back(std::move(f.second));
   return out;
 }
 
@@ -555,7 +563,7 @@ FileContext launch_detail::find_file_context(std::string_view text, const std::v
     const std::string_view t = trim(line);
     auto add_gpu = [&](std::string_view value, std::string_view source) {
       const std::string gpu = gpu_from_label(value);
-      if (!gpu.empty()) add_hint(ctx.gpus, ContextHint{gpu, std::string(source), std::string(value), "", n});
+      if (!gpu.empty() && known_gpu(gpu)) add_hint(ctx.gpus, ContextHint{gpu, std::string(source), std::string(value), "", n});
     };
     for (const GpuKey& g : kGpuKeys) {
       const std::size_t at = line.find(g.key);
