@@ -176,21 +176,25 @@ Result<CheckReport> check_input(const std::shared_ptr<const Matrix>& matrix, con
   }
 
   const FileLines lines(input.text);
+  std::set<std::string> told;  // a command read once per branch of its script is told of once
   for (const LaunchCommand& cmd : commands) {
     const CommandScope scope = command_scope(report.context, cmd, run.gpus);
     const std::string where = report.file.empty() ? std::string("<command line>")
                                                   : report.file + ":" + std::to_string(cmd.line);
     if (scope.platform && !parse_platform(scope.platform->value)) {  // TPU, Gaudi, Neuron: told, not judged
-      report.remarks.push_back(remark(Severity::warning, "check.platform-not-judged",
-                                      where + ": " + unscoped_message(scope, {}, "--gpu") + ": not checked",
-                                      scope.platform->source));
+      std::string message = where + ": " + unscoped_message(scope, {}, "--gpu") + ": not checked";
+      if (told.insert(message).second)
+        report.remarks.push_back(remark(Severity::warning, "check.platform-not-judged", std::move(message),
+                                        scope.platform->source));
       continue;
     }
     auto listed = targets_for(scope.gpus);
     if (!listed) return listed.error();
     const std::vector<CheckTarget> targets = scoped_targets(**listed, scope, report.file);
     if (targets.empty()) {  // its platform has no target: not checked, and told why (attnsel check's way)
-      report.skipped.push_back(Error{ErrorCode::invalid_argument, unscoped_message(scope, **listed, "--gpu"), where, {}, {}});
+      std::string message = unscoped_message(scope, **listed, "--gpu");
+      if (told.insert(where + ": " + message).second)
+        report.skipped.push_back(Error{ErrorCode::invalid_argument, std::move(message), where, {}, {}});
       continue;
     }
     std::vector<CommandCheck> results = check_command(judged, catalog, cmd, targets, options);

@@ -477,20 +477,24 @@ int run_check(const CheckArgs& a, bool after_separator) {
     const FileLines lines(text);  // once per file, not per command
     static const FileContext kNoContext;
     std::vector<Error> unscoped;
+    std::set<std::string> told;  // a command read once per branch of its script is told of once
     for (const LaunchCommand& cmd : commands) {
       if (!std::cout) return;  // stdout failed (a full disk, a closed pipe): nothing more can be told
       const CommandScope scope = command_scope(context ? *context : kNoContext, cmd, gpu);
       const std::string where = file.empty() ? std::string("<command line>") : file + ":" + std::to_string(cmd.line);
       // A platform attnsel does not judge (TPU, Gaudi, Neuron) is a warning, whatever the GPUs.
       if (scope.platform && !parse_platform(scope.platform->value)) {
-        warning(where + ": " + unscoped_message(scope, {}, given_from) + ": not checked");
+        std::string message = where + ": " + unscoped_message(scope, {}, given_from) + ": not checked";
+        if (told.insert(message).second) warning(std::move(message));
         continue;
       }
       if (scope.gpus.empty()) continue;  // the file names no GPU: said once for the file
       const std::vector<CheckTarget>& listed = targets_for(scope.gpus);
       const std::vector<CheckTarget> targets = scoped_targets(listed, scope, file, given_from);
       if (targets.empty()) {  // a platform it judges, with no target in the list: not checked (exit 2), told what to add
-        unscoped.push_back(Error{ErrorCode::invalid_argument, unscoped_message(scope, listed, given_from), where, {}, {}});
+        std::string message = unscoped_message(scope, listed, given_from);
+        if (told.insert(where + ": " + message).second)
+          unscoped.push_back(Error{ErrorCode::invalid_argument, std::move(message), where, {}, {}});
         continue;
       }
       std::vector<CommandCheck> results = check_command(matrix, *catalog, cmd, targets, options);
