@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <map>
 #include <set>
 
 #include "advisory/check_advisories.hpp"
@@ -289,7 +290,11 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 // on what is not supported is no target, and never an unknown --gpu).
 bool known_gpu(const std::string& name) {
   static const auto catalog = builtin_catalog();
-  return !catalog || static_cast<bool>((*catalog)->resolve_gpu(name));
+  if (!catalog) return true;
+  thread_local std::map<std::string, bool, std::less<>> known;  // a few dozen names; a document asks thousands of times
+  if (auto it = known.find(name); it != known.end()) return it->second;
+  if (known.size() >= 256) known.clear();
+  return known[name] = static_cast<bool>((*catalog)->resolve_gpu(name));
 }
 
 // The GPUs a title or sentence names ("8x H100", "MI300X", "B200/GB200", "sm90", "gfx942"), each
