@@ -485,7 +485,7 @@ TEST(CheckCli, APartsPlatformNarrowsTheGivenGpus) {
   EXPECT_NE(out.find("\"gpu_from\": \"--gpu\""), std::string::npos) << out;
   auto [rc2, out2] = run_cli("check --gpu sm90 --format concise " + doc);
   EXPECT_EQ(rc2, 2) << out2;
-  EXPECT_NE(out2.find("deepseek_v3_platforms.md:60: warning: this command runs on ROCm (VLLM_ROCM_ variable at line 57"),
+  EXPECT_NE(out2.find("deepseek_v3_platforms.md:60: warning: this command runs on ROCm (tab at line 52: Tensor Parallel"),
             std::string::npos) << out2;
   EXPECT_NE(out2.find("add one to check it (--gpu sm90,mi300x)"), std::string::npos) << out2;
 }

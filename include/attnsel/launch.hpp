@@ -124,8 +124,9 @@ struct FileContext {
   std::vector<ContextHint> gpus, releases, models;
   // The platforms parts of the file are for, scoped as the GPUs are: value "cuda", "rocm", "npu",
   // "xpu", "cpu" (attnsel judges these), or "tpu", "hpu", "neuron" (it does not). From a title
-  // ("### AMD (ROCm)", a tab "NVIDIA") or a marker: a ROCm or Ascend image, /dev/kfd,
-  // HIP_VISIBLE_DEVICES, amd.com/gpu or nvidia.com/gpu resources, ASCEND_RT_VISIBLE_DEVICES ...
+  // ("### AMD (ROCm)", a tab "NVIDIA") or a marker: a ROCm or CANN image, /dev/kfd,
+  // HIP_VISIBLE_DEVICES, amd.com/gpu or nvidia.com/gpu resources, ASCEND_RT_VISIBLE_DEVICES, an
+  // engine image its profile names (a CUDA build) ...
   std::vector<ContextHint> platforms;
   // Settings of variables an engine profile reads: value, source = the variable, engine.
   std::vector<ContextHint> environment;

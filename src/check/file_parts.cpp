@@ -79,7 +79,7 @@ FilePart prose_before(const std::vector<PhysicalLine>& lines, std::size_t fence,
   for (std::size_t j = start; j < k; ++j) paragraph.append(trim(lines[j].text)).append(" ");
   // Its last sentence: after the last ". " that is not the end.
   std::string_view s = trim(paragraph);
-  for (std::size_t dot = s.rfind(". "); dot != npos && dot + 2 < s.size(); dot = npos) s = s.substr(dot + 2);
+  if (const std::size_t dot = s.rfind(". "); dot != npos && dot + 2 < s.size()) s = s.substr(dot + 2);
   p.title = title_text(s);
   p.title_line = static_cast<int>(k);  // 1-based line of the paragraph's last line
   return p;

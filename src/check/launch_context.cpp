@@ -378,7 +378,7 @@ std::string platform_named(std::string_view title) {
            (k + 1 == words.size() || std::find(std::begin(kFeatures), std::end(kFeatures), words[k + 1]) == std::end(kFeatures));
   }
   if (cuda) named.push_back("cuda");
-  if (has({"ascend", "npu", "npus"})) named.push_back("npu");
+  if (has({"npu", "npus"})) named.push_back("npu");
   if (has({"xpu", "xpus"}) || (has({"intel"}) && has({"gpu", "gpus", "arc"}))) named.push_back("xpu");
   if (has({"tpu", "tpus"})) named.push_back("tpu");
   if (has({"gaudi", "gaudi2", "gaudi3", "hpu", "hpus", "habana"})) named.push_back("hpu");
@@ -399,8 +399,6 @@ constexpr PlatformMarker kPlatformMarkers[] = {
     {"/dev/kfd", "rocm", "ROCm device /dev/kfd"},
     {"HIP_VISIBLE_DEVICES", "rocm", "HIP_VISIBLE_DEVICES"},
     {"ROCR_VISIBLE_DEVICES", "rocm", "ROCR_VISIBLE_DEVICES"},
-    {"SGLANG_USE_AITER", "rocm", "SGLANG_USE_AITER"},
-    {"VLLM_ROCM_", "rocm", "VLLM_ROCM_ variable"},
     {"amd.com/gpu", "rocm", "resource amd.com/gpu"},
     {"nvidia.com/gpu:", "cuda", "resource nvidia.com/gpu"},
     {"NVIDIA_VISIBLE_DEVICES", "cuda", "NVIDIA_VISIBLE_DEVICES"},
@@ -409,7 +407,6 @@ constexpr PlatformMarker kPlatformMarkers[] = {
     {"runtime: nvidia", "cuda", "NVIDIA container runtime"},
     {"ASCEND_RT_VISIBLE_DEVICES", "npu", "ASCEND_RT_VISIBLE_DEVICES"},
     {"ZE_AFFINITY_MASK", "xpu", "ZE_AFFINITY_MASK"},
-    {"vllm-tpu", "tpu", "vllm-tpu"},
     {"google.com/tpu", "tpu", "resource google.com/tpu"},
     {"gke-tpu-accelerator", "tpu", "node label cloud.google.com/gke-tpu-accelerator"},
     {"HABANA_VISIBLE_DEVICES", "hpu", "HABANA_VISIBLE_DEVICES"},
@@ -417,13 +414,24 @@ constexpr PlatformMarker kPlatformMarkers[] = {
     {"NEURON_RT_VISIBLE_CORES", "neuron", "NEURON_RT_VISIBLE_CORES"},
     {"-cann", "npu", "Ascend (CANN) image"},
     {"-xpu", "xpu", "XPU image"},
-    // CUDA images, after the ROCm and Ascend markers a line may also hold (a line's first marker
-    // in this order is taken): ROCm's are named -rocm or rocm/.
     {"nvidia/cuda", "cuda", "CUDA image"},
-    {"vllm/vllm-openai:", "cuda", "CUDA image"},
-    {"lmsysorg/sglang:", "cuda", "CUDA image"},
     {"driver: nvidia", "cuda", "NVIDIA device reservation"},
 };
+
+// The markers, then the engines' own images as their profiles name them (".../sglang:", a
+// launcher's "vllm/vllm-openai:"): CUDA builds, after every marker a line may also hold (a line's
+// first marker in this order is taken; ROCm images say -rocm or rocm/).
+std::vector<PlatformMarker> platform_markers(const std::vector<Launcher>& launchers, std::vector<std::string>& storage) {
+  std::vector<PlatformMarker> out(std::begin(kPlatformMarkers), std::end(kPlatformMarkers));
+  for (const Launcher& l : launchers) {
+    storage.push_back("/" + l.engine + ":");
+    for (const std::string& image : l.images) storage.push_back(image + ":");
+  }
+  std::sort(storage.begin(), storage.end());
+  storage.erase(std::unique(storage.begin(), storage.end()), storage.end());
+  for (const std::string& image : storage) out.push_back({image, "cuda", "CUDA image"});
+  return out;
+}
 
 constexpr std::size_t kMaxScopedHints = 64;
 constexpr std::size_t kMaxMarkerLines = 1u << 14;
@@ -466,7 +474,7 @@ class PartCursor {
 // GPU hints read from keys, for the part (section, tab, YAML document) that holds them; the
 // platform markers, for the code block or part that holds them, else the whole file.
 void scope_hints(std::string_view text, const std::vector<PhysicalLine>& lines, InputFormat format, bool every_line,
-                 std::string_view file_name, FileContext& ctx) {
+                 std::string_view file_name, const std::vector<Launcher>& launchers, FileContext& ctx) {
   using launch_detail::FilePart;
   const std::vector<FilePart> parts = launch_detail::file_parts(lines, format);
   auto container = [](FilePart::Kind k) {
@@ -505,14 +513,16 @@ void scope_hints(std::string_view text, const std::vector<PhysicalLine>& lines, 
       add_scoped(ctx.platforms, ContextHint{std::move(platform), "file name", std::string(name), "", 0, 0, 0});
   }
   std::vector<std::string_view> needles;
-  for (const PlatformMarker& m : kPlatformMarkers) needles.push_back(m.needle);
+  std::vector<std::string> images;
+  const std::vector<PlatformMarker> marks = platform_markers(launchers, images);
+  for (const PlatformMarker& m : marks) needles.push_back(m.needle);
   PartCursor markers(parts);
   std::size_t examined = 0;  // a file of a million image lines is read for the first of them
   for (const std::size_t k : lines_holding(text, lines, needles, every_line)) {
     if (ctx.platforms.size() >= kMaxScopedHints || ++examined > kMaxMarkerLines) break;
     const std::string_view line = lines[k].text;
     const int n = static_cast<int>(k) + 1;
-    for (const PlatformMarker& m : kPlatformMarkers) {
+    for (const PlatformMarker& m : marks) {
       const std::size_t at = line.find(m.needle);
       if (at == npos) continue;
       const bool variable = std::isupper(static_cast<unsigned char>(m.needle.front())) != 0;
@@ -668,20 +678,13 @@ FileContext launch_detail::find_file_context(std::string_view text, const std::v
     }
   }
   find_environment(text, lines, ctx, every_line);
-  scope_hints(text, lines, format, every_line, file_name, ctx);
+  scope_hints(text, lines, format, every_line, file_name, launchers, ctx);
   return ctx;
 }
 
 namespace launch_detail {
 
 namespace {
-
-// The lines a command is written on: its first word's to its last argument's.
-std::pair<int, int> lines_of(const LaunchCommand& cmd) {
-  int last = cmd.line;
-  for (const int l : cmd.arg_lines) last = std::max(last, l);
-  return {cmd.line, last};
-}
 
 // The command whose lines hold a setting (`VAR=x cmd`, `env VAR=x cmd`, `docker run -e VAR=x`, a
 // container's env written between its command and args): the setting is that command's alone.

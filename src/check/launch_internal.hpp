@@ -304,6 +304,13 @@ std::string_view name_of(FilePart::Kind kind);
 FileContext find_file_context(std::string_view text, const std::vector<Launcher>& launchers, bool every_line,
                               InputFormat format = InputFormat::detect, std::string_view file_name = {});
 
+// The lines a command is written on: its first word's to its last argument's.
+inline std::pair<int, int> lines_of(const LaunchCommand& cmd) {
+  int last = cmd.line;
+  for (const int l : cmd.arg_lines) last = std::max(last, l);
+  return {cmd.line, last};
+}
+
 // launch_context.cpp: the model hints of the commands found.
 void add_command_context(std::vector<LaunchCommand>& commands, const std::vector<Launcher>& launchers,
                          FileContext& context);

@@ -7,16 +7,10 @@
 #include <fmt/format.h>
 
 #include "attnsel/check.hpp"
+#include "check/launch_internal.hpp"
 
 namespace attnsel {
 namespace {
-
-// The lines a command is written on: its first word's to its last argument's.
-std::pair<int, int> lines_of(const LaunchCommand& cmd) {
-  int last = cmd.line;
-  for (const int l : cmd.arg_lines) last = std::max(last, l);
-  return {cmd.line, last};
-}
 
 int span_of(const ContextHint& h) { return h.scope_first == 0 ? INT_MAX : h.scope_last - h.scope_first; }
 
@@ -57,7 +51,7 @@ std::string where_of(const std::string& file, const ContextHint& h) {
 CommandScope command_scope(const FileContext& context, const LaunchCommand& command,
                            const std::optional<std::string>& given) {
   CommandScope scope;
-  const auto [first, last] = lines_of(command);
+  const auto [first, last] = launch_detail::lines_of(command);
   const int at = command.line;
 
   // The GPUs of the innermost part that names any; else every GPU the file names.
