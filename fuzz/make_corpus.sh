@@ -73,5 +73,5 @@ cp "$root"/fuzz/seeds/yaml_budget/* "$out/yaml_budget/"
 while IFS= read -r f; do
   cp "$f" "$out/yaml_budget/$(echo "$f" | tr / _)"
   { printf '\000'; cat "$f"; } > "$out/backend_config/yaml-$(echo "$f" | tr / _)"
-done < <(cd "$root" && find tests/fixtures -name '*.yaml' -o -name '*.yml')
+done < <(cd "$root" && find tests/fixtures -type f \( -name '*.yaml' -o -name '*.yml' \))
 echo "seeded $(find "$out" -type f | wc -l) files under $out"
