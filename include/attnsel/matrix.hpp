@@ -227,13 +227,15 @@ struct Effect {
   std::optional<int> page_size;
   std::optional<BackendId> backend;
   std::optional<KvCacheDtype> kv_dtype;
+  // The model's compute dtype from here on (vLLM runs Gemma in float32 where a GPU has no bfloat16).
+  std::optional<ComputeDtype> dtype;
   // The engine runs the model as this attention kind (vLLM runs MiniCPM3 as multi-head attention).
   std::optional<AttentionKind> kind;
   bool disable_radix_cache = false;
   // The engine ignores the backend named for the phase and chooses as if none had been named
   // (vLLM v0.11: an MLA backend in VLLM_ATTENTION_BACKEND for a model without MLA).
   bool ignore_choice = false;
-  bool any() const { return page_size || backend || kv_dtype || kind || disable_radix_cache || ignore_choice; }
+  bool any() const { return page_size || backend || kv_dtype || dtype || kind || disable_radix_cache || ignore_choice; }
 };
 
 struct Rule {

@@ -254,6 +254,7 @@ class Preparation {
       *choice = {backend(slot + ".all", slot), backend(slot + ".prefill", slot), backend(slot + ".decode", slot)};
     }
     kv_dtype();
+    compute_dtype();
     page_size();
     tensor_parallel();
     speculative();
@@ -667,6 +668,13 @@ class Preparation {
         vocabulary ? vocabulary->source : args_.grammar->source, v);
   }
 
+  // The model's compute dtype (vLLM's --dtype), where the profile binds it: a spelling attnsel does not know
+  // is left to the engine's own parser (its choices), and the rules judge the command as if it were auto.
+  void compute_dtype() {
+    if (const Value* v = usable("dtype"))
+      if (auto d = parse_compute_dtype(v->text)) request_.dtype = *d;
+  }
+
   // Tensor parallelism splits the attention heads across the GPUs: a head count the TP size does not
   // divide is refused at start-up (vLLM: ModelConfig.verify_with_parallel_config; SGLang: the
   // model config's same check). Known only when the model came with its config.json.
@@ -867,6 +875,7 @@ class Locator {
     }
     const Value* v = nullptr;
     if ((uses & (Condition::f_kv_dtype | Condition::f_kv_dtype_explicit)) && (v = kept("kv_cache_dtype"))) return v;
+    if ((uses & Condition::f_dtype) && (v = kept("dtype"))) return v;
     if ((sets_page || (uses & (Condition::f_page_size | Condition::f_page_size_explicit))) && (v = kept("page_size"))) return v;
     if ((uses & Condition::f_topk) && ((v = kept("speculative.topk")) || (v = kept("speculative.algorithm")))) return v;
     if ((uses & Condition::f_spec_mode) && (v = kept("speculative.attention_mode"))) return v;

@@ -236,6 +236,15 @@ class Engine {
         if (!base_.kv_dtype_explicit) f.severity = Severity::info;
         base_.kv_dtype = *rule->set.kv_dtype;
       }
+      if (rule->set.dtype) {
+        f.from = static_cast<int>(out_.request.dtype);
+        f.to = static_cast<int>(*rule->set.dtype);
+        f.values = Finding::Values::dtype;
+        if (f.from == f.to) continue;
+        // The engine's resolution of "auto" is a default; a --dtype the user gave is a rewrite.
+        if (out_.request.dtype == ComputeDtype::auto_) f.severity = Severity::info;
+        out_.request.dtype = *rule->set.dtype;
+      }
       // The engine's own reading of the model: later rules, the slots and the cells see this kind,
       // and an MLA config run as multi-head attention its standard head size, not the latent one.
       if (rule->set.kind) set_model_kind(*rule->set.kind);

@@ -219,7 +219,7 @@ void io(A& a, Backend& b) {
   fields(a, b.name, b.title, b.slot, b.aliases, b.cells, b.config, b.config_source, b.source, b.note, b.pointer);
 }
 template <class A> void io(A& a, Effect& e) {
-  fields(a, e.page_size, e.backend, e.kv_dtype, e.kind, e.disable_radix_cache, e.ignore_choice);
+  fields(a, e.page_size, e.backend, e.kv_dtype, e.dtype, e.kind, e.disable_radix_cache, e.ignore_choice);
 }
 template <class A> void io(A& a, Rule& r) { fields(a, r.info, r.scope, r.slot, r.when, r.set, r.strict_error); }
 template <class A> void io(A& a, SelectionEntry& e) { fields(a, e.info, e.slot, e.phases, e.when, e.backend, e.backends); }

@@ -657,7 +657,7 @@ class MatrixBuilder {
         if (rule.when.backend.test(id)) slot = m_.backends_[id].slot;
       e.backend = backend_ref(text, r.child("backend"), slot);
     }
-    // A request-scope change of one enumerated value: the KV dtype, the attention kind.
+    // A request-scope change of one enumerated value: the KV dtype, the compute dtype, the attention kind.
     const auto request_value = [&](const char* key, auto parse, std::string_view valid) {
       const json* v = r.get(key);
       if (!v) return decltype(parse(std::string_view{})){};
@@ -668,6 +668,7 @@ class MatrixBuilder {
       return value;
     };
     e.kv_dtype = request_value("kv_dtype", parse_kv_dtype, kv_dtype_names());
+    e.dtype = request_value("dtype", parse_compute_dtype, compute_dtype_names());
     e.kind = request_value("kind", parse_kind, kind_names());
     if (const json* ig = r.get("ignored")) {
       if (!boolean(*ig, r.child("ignored"))) fail(r.child("ignored"), "only true is meaningful");
@@ -683,7 +684,7 @@ class MatrixBuilder {
       e.disable_radix_cache = true;
     }
     r.finish();
-    if (!e.any()) fail(ptr, "\"set\" needs at least one of page_size, backend, kv_dtype, radix_cache, ignored, kind");
+    if (!e.any()) fail(ptr, "\"set\" needs at least one of page_size, backend, kv_dtype, dtype, radix_cache, ignored, kind");
     if (e.page_size && rule.scope != RuleScope::backend) fail(r.child("page_size"), "a page_size rewrite needs scope \"backend\"");
     return e;
   }

@@ -258,6 +258,7 @@ json matrix_json(const Matrix& m) {
       if (r.set.page_size) jr["set"]["page_size"] = *r.set.page_size;
       if (r.set.backend) jr["set"]["backend"] = m.backend(*r.set.backend).name;
       if (r.set.kv_dtype) jr["set"]["kv_dtype"] = std::string(name_of(*r.set.kv_dtype));
+      if (r.set.dtype) jr["set"]["dtype"] = std::string(name_of(*r.set.dtype));
       if (r.set.kind) jr["set"]["kind"] = std::string(name_of(*r.set.kind));
       if (r.set.disable_radix_cache) jr["set"]["radix_cache"] = false;
       if (r.set.ignore_choice) jr["set"]["ignored"] = true;
@@ -313,6 +314,7 @@ std::string render_matrix(const Matrix& m, MatrixFormat format, const RenderOpti
     if (r.set.page_size) effect = fmt::format(" [sets page size {}]", *r.set.page_size);
     if (r.set.backend) effect = fmt::format(" [switches to {}]", m.backend(*r.set.backend).name);
     if (r.set.kv_dtype) effect = fmt::format(" [sets KV dtype {}]", name_of(*r.set.kv_dtype));
+    if (r.set.dtype) effect = fmt::format(" [sets the compute dtype {}]", name_of(*r.set.dtype));
     if (r.set.kind) effect = fmt::format(" [runs the model as {}]", name_of(*r.set.kind));
     if (r.set.disable_radix_cache) effect = " [disables the radix cache]";
     if (r.set.ignore_choice) effect = " [ignores the choice]";

@@ -60,6 +60,7 @@ Diagnostic Selection::describe(const Finding& f) const {
       case Finding::Values::page_size: return std::to_string(v);
       case Finding::Values::backend: return v >= 0 && static_cast<std::size_t>(v) < m.backends().size() ? name(static_cast<BackendId>(v)) : "?";
       case Finding::Values::kv_dtype: return std::string(name_of(static_cast<KvCacheDtype>(v)));
+      case Finding::Values::dtype: return std::string(name_of(static_cast<ComputeDtype>(v)));
       case Finding::Values::slot: return m.slot(static_cast<SlotId>(v)).title;
       case Finding::Values::none: return std::to_string(v);
     }
