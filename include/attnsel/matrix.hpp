@@ -87,7 +87,7 @@ struct IntMatch {
 // A condition over a request and, where the scope allows, a candidate backend and phase.
 // Fields combine with AND; `all`, `any` and `not` nest. An absent field matches anything.
 struct Condition {
-  enum Field : std::uint32_t {
+  enum Field : std::uint64_t {
     f_backend = 1u << 0, f_phase = 1u << 1, f_prefill_backend = 1u << 2, f_decode_backend = 1u << 3,
     f_any_backend = 1u << 4, f_hybrid = 1u << 5, f_kind = 1u << 6, f_platform = 1u << 7, f_cc = 1u << 8,
     f_cuda = 1u << 9, f_kv_dtype = 1u << 10, f_topk = 1u << 11, f_page_size = 1u << 12,
@@ -96,8 +96,9 @@ struct Condition {
     f_spec_mode = 1u << 20, f_radix_cache = 1u << 21, f_kv_dtype_explicit = 1u << 22, f_dtype = 1u << 23,
     f_installed = 1u << 24, f_architecture = 1u << 25, f_kv_heads = 1u << 26, f_head_dim = 1u << 27,
     f_config_has = 1u << 28, f_config_lacks = 1u << 29, f_kv_dtype_written = 1u << 30, f_phase_flag = 1u << 31,
+    f_heads_per_rank = 1ull << 32,
   };
-  std::uint32_t fields = 0;  // which of the fields below are set (including nested ones, see uses())
+  std::uint64_t fields = 0;  // which of the fields below are set (including nested ones, see uses())
 
   BackendSet backend, prefill_backend, decode_backend, any_backend;
   EnumSet<Phase> phase;
@@ -117,6 +118,9 @@ struct Condition {
   std::vector<std::string> family;
   std::vector<std::string> architecture;  // the model's architecture is one of these
   IntMatch kv_heads, head_dim;            // a model whose value is unknown never matches
+  // Attention heads on each GPU: the model's heads divided by the tensor-parallel size (vLLM's
+  // get_num_attention_heads); a model whose head count is unknown never matches.
+  IntMatch heads_per_rank;
   // Every key is in (config_has), or none is in (config_lacks), the model's config.json; a model not
   // read from a config.json matches neither, so rules on them stay quiet rather than guess.
   std::vector<std::string> config_has, config_lacks;
@@ -128,7 +132,7 @@ struct Condition {
   std::vector<Condition> all, any, none;  // none: "not" (matches when no entry matches)
 
   // Every field used here or in nested conditions.
-  ATTNSEL_API std::uint32_t uses() const;
+  ATTNSEL_API std::uint64_t uses() const;
 };
 
 // any: in-kernel paging of any size; emulated: the wrapper emulates pages > 1; fixed: only `sizes`;

@@ -863,7 +863,7 @@ class Locator {
   const Value* flag_for(const Finding& f) const {
     if (!f.rule) return nullptr;
     const std::string& id = f.rule->id;
-    std::uint32_t uses = 0;
+    std::uint64_t uses = 0;
     bool sets_page = false;
     if (id == "cell.kv-dtype") uses = Condition::f_kv_dtype;
     else if (id == "cell.page-size" || starts_with(id, "page.")) uses = Condition::f_page_size;

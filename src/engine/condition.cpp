@@ -14,7 +14,7 @@ bool has(BackendSet set, BackendId id) { return id != kNoBackend && set.test(id)
 
 // One field of a condition against the context. Fields combine with AND, so their order does not
 // change the result: matches() tests only the fields a condition sets, cheap ones first.
-[[gnu::always_inline]] inline bool field_matches(std::uint32_t field, const Condition& c, const EvalContext& ctx) {
+[[gnu::always_inline]] inline bool field_matches(std::uint64_t field, const Condition& c, const EvalContext& ctx) {
   const Request& req = *ctx.request;
   switch (field) {
     case Condition::f_backend: return has(c.backend, ctx.backend);
@@ -60,6 +60,9 @@ bool has(BackendSet set, BackendId id) { return id != kNoBackend && set.test(id)
       return true;
     }
     case Condition::f_head_dim: return req.model.head_dim && c.head_dim.matches(*req.model.head_dim);
+    case Condition::f_heads_per_rank:
+      return req.model.num_attention_heads && req.tensor_parallel_size >= 1 &&
+             c.heads_per_rank.matches(*req.model.num_attention_heads / req.tensor_parallel_size);
     case Condition::f_kv_dtype_written:
       return !req.kv_cache_dtype_written.empty() &&
              std::find(c.kv_dtype_written.begin(), c.kv_dtype_written.end(), req.kv_cache_dtype_written) !=
@@ -69,12 +72,12 @@ bool has(BackendSet set, BackendId id) { return id != kNoBackend && set.test(id)
 }
 
 // Fields that compare strings or walk ranges: tested after every other field has passed.
-constexpr std::uint32_t kCostlyFields = Condition::f_cc | Condition::f_cuda | Condition::f_installed | Condition::f_family |
-                                        Condition::f_architecture | Condition::f_kv_heads | Condition::f_head_dim |
+constexpr std::uint64_t kCostlyFields = Condition::f_cc | Condition::f_cuda | Condition::f_installed | Condition::f_family |
+                                        Condition::f_architecture | Condition::f_kv_heads | Condition::f_head_dim | Condition::f_heads_per_rank |
                                         Condition::f_config_has | Condition::f_config_lacks | Condition::f_kv_dtype_written |
                                         Condition::f_topk | Condition::f_page_size;
 
-[[gnu::always_inline]] inline bool fields_match(std::uint32_t fields, const Condition& c, const EvalContext& ctx) {
+[[gnu::always_inline]] inline bool fields_match(std::uint64_t fields, const Condition& c, const EvalContext& ctx) {
   for (; fields != 0; fields &= fields - 1)
     if (!field_matches(fields & (~fields + 1), c, ctx)) return false;  // the lowest field set
   return true;

@@ -92,9 +92,9 @@ BackendChoice* choice_of(Request& r, std::string_view slot) {
 }
 
 // The request fields a condition reads that the space does not vary.
-std::vector<std::string> outside_space(std::uint32_t uses, const LintOptions& o) {
+std::vector<std::string> outside_space(std::uint64_t uses, const LintOptions& o) {
   struct FieldName {
-    std::uint32_t field;
+    std::uint64_t field;
     const char* name;
     bool varied;
   };
@@ -103,6 +103,7 @@ std::vector<std::string> outside_space(std::uint32_t uses, const LintOptions& o)
       {Condition::f_architecture, "architecture", false},
       {Condition::f_kv_heads, "kv_heads", false},
       {Condition::f_head_dim, "head_dim", false},
+      {Condition::f_heads_per_rank, "heads_per_rank", false},
       {Condition::f_config_has, "config_has", false},
       {Condition::f_config_lacks, "config_lacks", false},
       {Condition::f_kv_dtype_written, "kv_dtype_written", false},
@@ -363,11 +364,11 @@ class Linter {
   struct Tracked {
     const RuleInfo* info;
     const char* what;
-    std::uint32_t uses;
+    std::uint64_t uses;
     bool fired = false;
   };
 
-  void track(TrackedIndex& index, const RuleInfo& info, const char* what, std::uint32_t uses) {
+  void track(TrackedIndex& index, const RuleInfo& info, const char* what, std::uint64_t uses) {
     index.add(&info, tracked_.size());
     tracked_.push_back({&info, what, uses});
   }

@@ -196,7 +196,7 @@ void io(A& a, Condition& c) {
   fields(a, c.fields, c.backend, c.prefill_backend, c.decode_backend, c.any_backend, c.phase, c.kind, c.platform,
          c.kv_dtype, c.dtype, c.installed, c.cc, c.cuda, c.topk, c.page_size, c.hybrid, c.page_size_explicit,
          c.backend_explicit, c.sliding_window, c.multimodal, c.attention_sinks, c.deterministic, c.radix_cache,
-         c.kv_dtype_explicit, c.spec_mode, c.family, c.architecture, c.kv_heads, c.head_dim, c.config_has, c.config_lacks,
+         c.kv_dtype_explicit, c.spec_mode, c.family, c.architecture, c.kv_heads, c.head_dim, c.heads_per_rank, c.config_has, c.config_lacks,
          c.kv_dtype_written, c.phase_flag, c.all, c.any, c.none);
 }
 template <class A> void io(A& a, PageSupport& p) { fields(a, p.mode, p.sizes, p.multiple_of); }
@@ -302,20 +302,20 @@ ATTNSEL_IMAGE_FIELDS(ReleaseVersion, 12);
 ATTNSEL_IMAGE_FIELDS(RuleInfo, 168);
 ATTNSEL_IMAGE_FIELDS(IntRange, 20);
 ATTNSEL_IMAGE_FIELDS(IntMatch, 48);
-ATTNSEL_IMAGE_FIELDS(Condition, 568);
+ATTNSEL_IMAGE_FIELDS(Condition, 616);
 ATTNSEL_IMAGE_FIELDS(PageSupport, 40);
 ATTNSEL_IMAGE_FIELDS(Cell, 288);
 ATTNSEL_IMAGE_FIELDS(Slot, 256);
 ATTNSEL_IMAGE_FIELDS(ConfigParam, 136);
 ATTNSEL_IMAGE_FIELDS(Backend, 272);
 ATTNSEL_IMAGE_FIELDS(Effect, 20);
-ATTNSEL_IMAGE_FIELDS(Rule, 768);
-ATTNSEL_IMAGE_FIELDS(SelectionEntry, 776);
-ATTNSEL_IMAGE_FIELDS(FeatureRule, 744);
+ATTNSEL_IMAGE_FIELDS(Rule, 816);
+ATTNSEL_IMAGE_FIELDS(SelectionEntry, 824);
+ATTNSEL_IMAGE_FIELDS(FeatureRule, 792);
 ATTNSEL_IMAGE_FIELDS(MatrixInfo, 264);
 ATTNSEL_IMAGE_FIELDS(Matrix, 816);
 ATTNSEL_IMAGE_FIELDS(HybridPagePolicy, 232);
-ATTNSEL_IMAGE_FIELDS(HybridAlignmentRule, 576);
+ATTNSEL_IMAGE_FIELDS(HybridAlignmentRule, 624);
 ATTNSEL_IMAGE_FIELDS(GpuArch, 136);
 ATTNSEL_IMAGE_FIELDS(GpuModel, 64);
 ATTNSEL_IMAGE_FIELDS(ModelFamily, 152);

@@ -314,6 +314,8 @@ class MatrixBuilder {
     }
     if (auto v = take("kv_heads", Condition::f_kv_heads)) c.kv_heads = int_match(*v, r.child("kv_heads"), 1 << 20);
     if (auto v = take("head_dim", Condition::f_head_dim)) c.head_dim = int_match(*v, r.child("head_dim"), 1 << 20);
+    if (auto v = take("heads_per_rank", Condition::f_heads_per_rank))
+      c.heads_per_rank = int_match(*v, r.child("heads_per_rank"), 1 << 20);
     if (auto v = take("speculative_attention_mode", Condition::f_spec_mode)) {
       std::string s = expect_string(*v, r.child("speculative_attention_mode"));
       auto p = parse_phase(s);
@@ -332,12 +334,12 @@ class MatrixBuilder {
     if (const json* v = r.get("not")) c.none.push_back(condition(*v, r.child("not"), scope, slot, depth + 1));
     r.finish();
 
-    const std::uint32_t used = c.uses();
+    const std::uint64_t used = c.uses();
     const std::uint32_t candidate =
         Condition::f_backend | Condition::f_phase | Condition::f_backend_explicit | Condition::f_phase_flag;
     // radix_cache is known in every scope: the user's flag after the request-scope rules so far
     // (plan rules may turn it off later, which only plan-scope conditions see).
-    const std::uint32_t plan = Condition::f_prefill_backend | Condition::f_decode_backend | Condition::f_any_backend |
+    const std::uint64_t plan = Condition::f_prefill_backend | Condition::f_decode_backend | Condition::f_any_backend |
                                Condition::f_hybrid;
     if (scope == RuleScope::request && (used & (candidate | plan)))
       fail(ptr, "a request-scope condition cannot test backends, phases or the plan (use scope \"backend\" or \"plan\")");
@@ -848,8 +850,8 @@ bool PageSupport::allows(int page_size) const {
   return true;
 }
 
-std::uint32_t Condition::uses() const {
-  std::uint32_t u = fields;
+std::uint64_t Condition::uses() const {
+  std::uint64_t u = fields;
   for (const auto& c : all) u |= c.uses();
   for (const auto& c : any) u |= c.uses();
   for (const auto& c : none) u |= c.uses();
