@@ -227,6 +227,8 @@ class Engine {
     for (const Rule* rule : m_.rules_in(RuleScope::request)) {
       if (!matches(rule->when, base_)) continue;
       Finding f = finding(rule->info, effective_severity(*rule));
+      // One value change per rule, KV dtype or compute dtype (the loader sees to it): the finding's
+      // from -> to. A change to what the request already holds is no firing.
       if (rule->set.kv_dtype) {
         f.from = static_cast<int>(base_.kv_dtype);
         f.to = static_cast<int>(*rule->set.kv_dtype);
@@ -235,8 +237,7 @@ class Engine {
         // Resolving "auto" is a default, not a rewrite of what the user said.
         if (!base_.kv_dtype_explicit) f.severity = Severity::info;
         base_.kv_dtype = *rule->set.kv_dtype;
-      }
-      if (rule->set.dtype) {
+      } else if (rule->set.dtype) {
         f.from = static_cast<int>(out_.request.dtype);
         f.to = static_cast<int>(*rule->set.dtype);
         f.values = Finding::Values::dtype;

@@ -672,6 +672,7 @@ class MatrixBuilder {
     e.kv_dtype = request_value("kv_dtype", parse_kv_dtype, kv_dtype_names());
     e.dtype = request_value("dtype", parse_compute_dtype, compute_dtype_names());
     e.kind = request_value("kind", parse_kind, kind_names());
+    if (e.kv_dtype && e.dtype) fail(r.child("dtype"), "a rule changes one dtype: kv_dtype or dtype, not both (its finding reports one change)");
     if (const json* ig = r.get("ignored")) {
       if (!boolean(*ig, r.child("ignored"))) fail(r.child("ignored"), "only true is meaningful");
       if (rule.scope != RuleScope::backend || !(rule.when.fields & Condition::f_backend) ||
