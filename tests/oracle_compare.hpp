@@ -97,8 +97,9 @@ inline std::string classify(const Matrix& m, const json& c, const Verdict& v) {
 
 // An allowlist entry matches a disagreement by release (or "*"), class, attnsel's rule (an id or a
 // list of ids), the backend attnsel judged (`attnsel_backend`: its prefill or decode backend, any of a
-// list), and any of the case's fields it names (gpu, model, flags as one string, cuda, platform, and
-// `env`: each named variable holds one of the listed values).
+// list), the backend the engine resolved (`engine_backend`, likewise), and any of the case's fields
+// it names (gpu, model, flags as one string, cuda, platform, and `env`: each named variable holds
+// one of the listed values).
 struct Allowed {
   json entry;
   int used = 0;
@@ -123,6 +124,15 @@ struct Allowed {
       const auto want = entry["attnsel_backend"].get<std::vector<std::string>>();
       const auto named = [&](const std::string& b) { return std::find(want.begin(), want.end(), b) != want.end(); };
       if (!named(v.prefill) && !named(v.decode)) return false;
+    }
+    if (entry.contains("engine_backend")) {  // the backend the engine resolved, prefill or decode
+      const auto want = entry["engine_backend"].get<std::vector<std::string>>();
+      const json& r = c.contains("resolved") && c["resolved"].is_object() ? c["resolved"] : json::object();
+      const auto named = [&](const char* phase) {
+        return r.contains(phase) && r[phase].is_string() &&
+               std::find(want.begin(), want.end(), r[phase].get<std::string>()) != want.end();
+      };
+      if (!named("prefill") && !named("decode")) return false;
     }
     if (entry.contains("env")) {
       for (const auto& [name, values] : entry["env"].items()) {
