@@ -290,6 +290,21 @@ class Engine {
         return;
       }
     }
+    // A backend the engine replaces by name runs as the replacement whatever its own cells say: the
+    // rewrite happens in the engine's arguments, before any kernel of the named backend is built.
+    for (const Rule* rule : m_.backend_rules(b)) {
+      if (!rule->set.backend || !matches(rule->when, ctx)) continue;
+      Finding f = finding(rule->info, rule->info.severity, b, phase);
+      f.from = b;
+      f.to = *rule->set.backend;
+      f.values = Finding::Values::backend;
+      if (!ctx.backend_explicit) f.severity = Severity::info;
+      v.redirect = *rule->set.backend;
+      v.redirect_rule = rule;
+      v.findings.push_back(f);
+      v.valid = true;  // the backend that runs is judged on its own
+      return;
+    }
     const Cell* cell = m_.cell_for(b, req.model.kind, req.device.platform, req.device.compute_capability);
     auto reject = [&](BuiltinRule check, int value = 0) {
       Finding f = finding(m_.builtin(check), Severity::error, b, phase);
@@ -307,21 +322,10 @@ class Engine {
     }
     v.cell = cell;
 
-    // SGLang's silent rewrites first: later rules see the rewritten page size.
+    // SGLang's silent page-size rewrites next: later rules see the rewritten page size.
     for (const Rule* rule : m_.backend_rules(b)) {
       if (!rule->set.any() || !matches(rule->when, ctx)) continue;
       Finding f = finding(rule->info, rule->info.severity, b, phase);
-      if (rule->set.backend) {
-        f.from = b;
-        f.to = *rule->set.backend;
-        f.values = Finding::Values::backend;
-        if (!ctx.backend_explicit) f.severity = Severity::info;
-        v.redirect = *rule->set.backend;
-        v.redirect_rule = rule;
-        v.findings.push_back(f);
-        v.valid = true;  // the backend that runs is judged on its own
-        return;
-      }
       if (rule->set.page_size && *rule->set.page_size != ctx.page_size) {
         f.from = ctx.page_size;
         f.to = *rule->set.page_size;

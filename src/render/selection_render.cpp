@@ -89,6 +89,15 @@ std::string shell_join(const std::vector<std::string>& args) {
   return out;
 }
 
+// A rule's message as this selection states it: the finding it raised fills the rule's
+// placeholders ({from}, {to} ...); a rule that raised none (a selection entry) has no placeholders.
+std::string stated(const Selection& s, const RuleInfo& r) {
+  for (const auto* fs : {&s.errors, &s.warnings, &s.notes})
+    for (const Finding& f : *fs)
+      if (f.rule == &r) return s.describe(f).message;
+  return r.message.empty() ? r.id : r.message;
+}
+
 void list_findings(std::string& out, const Selection& s, const std::vector<Finding>& fs, const std::string& mark) {
   for (const auto& d : s.describe(fs)) {
     out += fmt::format("  {} {}\n", mark, d.message);
@@ -174,7 +183,7 @@ std::string render_text(const Selection& s, const RenderOptions& o) {
   if (!why.empty() || !s.notes.empty()) {
     out += fmt::format("\n{}\n", st.bold("Why"));
     for (const RuleInfo* r : why) {
-      out += fmt::format("  • {}\n", r->message.empty() ? r->id : r->message);
+      out += fmt::format("  • {}\n", stated(s, *r));
       out += st.dim(fmt::format("    rule {} · {}", r->id, r->source)) + "\n";
     }
     for (const auto& d : s.describe(s.notes)) {
@@ -491,7 +500,7 @@ std::string render_explain(const Selection& s, const RenderOptions& o) {
         break;
       case TraceStep::Kind::rewrite:
         out += fmt::format("   {} silently runs {}{} instead: {}\n", s.matrix->info().title, s.name(t.backend), phase,
-                           t.rule->message);
+                           stated(s, *t.rule));
         break;
       default: break;
     }
