@@ -150,9 +150,12 @@ std::string render_text(const Selection& s, const RenderOptions& o) {
     how.erase(std::unique(how.begin(), how.end()), how.end());
     out += fmt::format("  {:<12} {:<34} {}{}\n", "page size", s.page.page_size, page_phrase(s.page, s.matrix->info().title),
                        how.empty() ? "; any size works" : fmt::format("; {}", fmt::join(how, ", ")));
-    out += fmt::format("  {:<12} {:<34} {}\n", "KV cache", name_of(s.kv_cache_dtype),
-                       s.kv_cache_dtype != s.request.kv_cache_dtype ? "resolved from auto"
-                       : s.kv_cache_dtype == KvCacheDtype::auto_ ? "the model's dtype" : "as requested");
+    std::string kv_how = s.kv_cache_dtype == KvCacheDtype::auto_ ? "the model's dtype" : "as requested";
+    if (s.kv_cache_dtype != s.request.kv_cache_dtype)
+      kv_how = s.request.kv_cache_dtype == KvCacheDtype::auto_
+                   ? "resolved from auto"
+                   : fmt::format("rewritten by {} from {}", s.matrix->info().title, name_of(s.request.kv_cache_dtype));
+    out += fmt::format("  {:<12} {:<34} {}\n", "KV cache", name_of(s.kv_cache_dtype), kv_how);
     if (s.page.page_size == 1)
       out += fmt::format("  {:<12} token-level: every cached prefix token is reusable\n", "prefix cache");
     else
