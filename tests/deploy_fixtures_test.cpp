@@ -190,6 +190,13 @@ TEST(FileContext, GpuLabels) {
   EXPECT_EQ(gpu_from_label("NVIDIA-L40S"), "L40S");
   EXPECT_EQ(gpu_from_label("MI300X"), "MI300X");
   EXPECT_EQ(gpu_from_label("m5.large"), "");
+  // Every name and alias of the GPU catalog (data/gpus.json), a variant's alias read as its GPU.
+  EXPECT_EQ(gpu_from_label("NVIDIA-RTX-A6000"), "RTX A6000");
+  EXPECT_EQ(gpu_from_label("NVIDIA-GeForce-RTX-4090"), "RTX 4090");
+  EXPECT_EQ(gpu_from_label("NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition"), "RTX PRO 6000");
+  EXPECT_EQ(gpu_from_label("nvidia-a10g"), "A10");
+  EXPECT_EQ(gpu_from_label("AMD-Instinct-MI355X"), "MI355X");
+  EXPECT_EQ(gpu_from_label("thor"), "");  // a one-word alias without a digit is a word, not a GPU
 }
 
 TEST(ModelNames, Candidates) {

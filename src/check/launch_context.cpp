@@ -37,11 +37,45 @@ constexpr InstanceType kInstanceTypes[] = {
     {"a4x-highgpu", "GB200"}, {"a2-highgpu", "A100"}, {"a2-ultragpu", "A100"}, {"g2-standard", "L4"},
 };
 
-// GPU names as --gpu takes them, longest first where one is a prefix of another.
-constexpr std::string_view kGpuNames[] = {"GB300", "GB200", "B300",   "B200",   "H200",   "H100",   "H800",   "H20",
-                                          "A100",  "A800",  "L40S",   "L40",    "L4",     "A10G",   "A10",    "A30",
-                                          "A40",   "V100",  "MI355X", "MI350X", "MI325X", "MI300X", "MI300A",
-                                          "GH200"};
+// Upper case, with '-' and '_' read as spaces: how a title or label is matched against GPU names
+// ("NVIDIA-RTX-A6000", "rtx_4090").
+std::string gpu_match_form(std::string_view text) {
+  std::string up(text);
+  for (char& c : up) c = c == '-' || c == '_' ? ' ' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return up;
+}
+
+// A GPU name a text may carry: its match form and the spelling --gpu takes.
+struct GpuName {
+  std::string match;
+  std::string name;
+};
+
+// Every name and alias of the built-in GPU catalog (data/gpus.json), longest first, so that "RTX
+// PRO 6000" is found before "RTX 6000" could be. A one-word alias without a digit ("Orin",
+// "Thor") is an ordinary word in prose and is left out; the full names stay. A variant's alias
+// that holds the GPU's name ("H100 80GB HBM3", "Instinct MI300X") stands for the GPU's name; another
+// product's ("RTX 3080", "A6000") keeps its own, which --gpu takes too.
+const std::vector<GpuName>& catalog_gpu_names() {
+  static const std::vector<GpuName> names = [] {
+    std::vector<GpuName> out;
+    const auto catalog = builtin_catalog();
+    if (!catalog) return out;
+    auto add = [&](const std::string& written, const std::string& gpu) {
+      const bool digit = std::any_of(written.begin(), written.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+      if (!digit && written.find(' ') == std::string::npos) return;
+      const std::string match = gpu_match_form(written);
+      out.push_back({match, match.find(gpu_match_form(gpu)) != std::string::npos ? gpu : written});
+    };
+    for (const GpuModel& g : (*catalog)->gpus()) {
+      add(g.name, g.name);
+      for (const std::string& alias : g.aliases) add(alias, g.name);
+    }
+    std::stable_sort(out.begin(), out.end(), [](const GpuName& a, const GpuName& b) { return a.match.size() > b.match.size(); });
+    return out;
+  }();
+  return names;
+}
 
 // The line a label or value sits on after `key:` / `key=`; empty when the line has none.
 std::string_view value_after(std::string_view line, std::size_t key_end) {
@@ -209,15 +243,14 @@ std::string gpu_from_label(std::string_view label) {
   if (starts_with(l, "standard_")) l.remove_prefix(9);
   for (const InstanceType& t : kInstanceTypes)
     if (starts_with(l, t.prefix)) return std::string(t.gpu);
-  std::string up(label);
-  for (char& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  for (std::string_view name : kGpuNames) {
-    for (std::size_t at = up.find(name); at != npos; at = up.find(name, at + 1)) {
+  const std::string up = gpu_match_form(label);
+  for (const GpuName& gpu : catalog_gpu_names()) {
+    for (std::size_t at = up.find(gpu.match); at != npos; at = up.find(gpu.match, at + 1)) {
       const bool before = at == 0 || !std::isalnum(static_cast<unsigned char>(up[at - 1])) ||
                           (at >= 6 && up.compare(at - 6, 6, "NVIDIA") == 0);
-      const std::size_t end = at + name.size();
+      const std::size_t end = at + gpu.match.size();
       const bool after = end >= up.size() || !std::isdigit(static_cast<unsigned char>(up[end]));
-      if (before && after) return std::string(name);
+      if (before && after) return gpu.name;
     }
   }
   return {};
@@ -300,19 +333,20 @@ bool known_gpu(const std::string& name) {
 // The GPUs a title or sentence names ("8x H100", "MI300X", "B200/GB200", "sm90", "gfx942"), each
 // once, in order: the names --gpu takes, those the catalog knows.
 std::vector<std::string> gpus_named(std::string_view text) {
-  std::string up(text.substr(0, 512));
-  for (char& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const std::string up = gpu_match_form(text.substr(0, 512));
   std::vector<std::pair<std::size_t, std::string>> found;  // offset, name
+  std::vector<std::pair<std::size_t, std::size_t>> taken;  // the spans already matched, by longer names
   auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
-  for (std::string_view name : kGpuNames) {
-    for (std::size_t at = up.find(name); at != npos; at = up.find(name, at + 1)) {
+  for (const GpuName& gpu : catalog_gpu_names()) {
+    for (std::size_t at = up.find(gpu.match); at != npos; at = up.find(gpu.match, at + 1)) {
       // "8xH100": a count written before the name.
       const bool counted = at >= 2 && up[at - 1] == 'X' && is_digit(up[at - 2]);
       const bool before = at == 0 || !alnum(up[at - 1]) || counted || (at >= 6 && up.compare(at - 6, 6, "NVIDIA") == 0);
-      const std::size_t end = at + name.size();
+      const std::size_t end = at + gpu.match.size();
       if (!before || (end < up.size() && is_digit(up[end]))) continue;
-      if (std::none_of(found.begin(), found.end(), [&](const auto& f) { return f.first <= at && at < f.first + f.second.size(); }))
-        found.emplace_back(at, std::string(name));
+      if (std::any_of(taken.begin(), taken.end(), [&](const auto& s) { return s.first <= at && at < s.second; })) continue;
+      taken.emplace_back(at, end);
+      found.emplace_back(at, gpu.name);
     }
   }
   // Architecture families a document names instead of a GPU: Hopper is sm90 (H100, H200, H20,
