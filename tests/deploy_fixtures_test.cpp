@@ -196,6 +196,8 @@ TEST(FileContext, GpuLabels) {
   EXPECT_EQ(gpu_from_label("NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition"), "RTX PRO 6000");
   EXPECT_EQ(gpu_from_label("nvidia-a10g"), "A10");
   EXPECT_EQ(gpu_from_label("AMD-Instinct-MI355X"), "MI355X");
+  EXPECT_EQ(gpu_from_label("rtxa6000"), "RTX A6000");  // Slurm --gres=gpu:rtxa6000:1
+  EXPECT_EQ(gpu_from_label("nvidia-rtx4090"), "RTX 4090");
   EXPECT_EQ(gpu_from_label("thor"), "");  // a one-word alias without a digit is a word, not a GPU
 }
 

@@ -51,11 +51,11 @@ struct GpuName {
   std::string name;
 };
 
-// Every name and alias of the built-in GPU catalog (data/gpus.json), longest first, so that "RTX
-// PRO 6000" is found before "RTX 6000" could be. A one-word alias without a digit ("Orin",
-// "Thor") is an ordinary word in prose and is left out; the full names stay. A variant's alias
-// that holds the GPU's name ("H100 80GB HBM3", "Instinct MI300X") stands for the GPU's name; another
-// product's ("RTX 3080", "A6000") keeps its own, which --gpu takes too.
+// Every name and alias of the built-in GPU catalog (data/gpus.json), with and without its spaces,
+// longest first, so that "RTX PRO 6000" is found before "RTX 6000" could be. A one-word alias
+// without a digit ("Orin", "Thor") is an ordinary word in prose and is left out; the full names
+// stay. A variant's alias that holds the GPU's name ("H100 80GB HBM3", "Instinct MI300X") stands
+// for the GPU's name; another product's ("RTX 3080", "A6000") keeps its own, which --gpu takes too.
 const std::vector<GpuName>& catalog_gpu_names() {
   static const std::vector<GpuName> names = [] {
     std::vector<GpuName> out;
@@ -65,7 +65,13 @@ const std::vector<GpuName>& catalog_gpu_names() {
       const bool digit = std::any_of(written.begin(), written.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
       if (!digit && written.find(' ') == std::string::npos) return;
       const std::string match = gpu_match_form(written);
-      out.push_back({match, match.find(gpu_match_form(gpu)) != std::string::npos ? gpu : written});
+      const std::string& name = match.find(gpu_match_form(gpu)) != std::string::npos ? gpu : written;
+      out.push_back({match, name});
+      // Written without its spaces, as Slurm GRES names and some labels do ("rtxa6000", "rtx4090").
+      if (std::string compact = match; compact.find(' ') != std::string::npos) {
+        compact.erase(std::remove(compact.begin(), compact.end(), ' '), compact.end());
+        out.push_back({std::move(compact), name});
+      }
     };
     for (const GpuModel& g : (*catalog)->gpus()) {
       add(g.name, g.name);
