@@ -120,19 +120,19 @@ struct Allowed {
       const std::string have = c.value(key, "");
       if (std::find(want.begin(), want.end(), have) == want.end()) return false;
     }
-    if (entry.contains("attnsel_backend")) {
-      const auto want = entry["attnsel_backend"].get<std::vector<std::string>>();
-      const auto named = [&](const std::string& b) { return std::find(want.begin(), want.end(), b) != want.end(); };
-      if (!named(v.prefill) && !named(v.decode)) return false;
-    }
-    if (entry.contains("engine_backend")) {  // the backend the engine resolved, prefill or decode
-      const auto want = entry["engine_backend"].get<std::vector<std::string>>();
-      const json& r = c.contains("resolved") && c["resolved"].is_object() ? c["resolved"] : json::object();
-      const auto named = [&](const char* phase) {
-        return r.contains(phase) && r[phase].is_string() &&
-               std::find(want.begin(), want.end(), r[phase].get<std::string>()) != want.end();
+    // A list of backends names the prefill or the decode one.
+    const auto names_either = [&](const char* key, const std::string& prefill, const std::string& decode) {
+      const auto want = entry[key].get<std::vector<std::string>>();
+      return std::find(want.begin(), want.end(), prefill) != want.end() ||
+             std::find(want.begin(), want.end(), decode) != want.end();
+    };
+    if (entry.contains("attnsel_backend") && !names_either("attnsel_backend", v.prefill, v.decode)) return false;
+    if (entry.contains("engine_backend")) {  // the backend the engine resolved
+      const json* r = c.contains("resolved") && c["resolved"].is_object() ? &c["resolved"] : nullptr;
+      const auto resolved = [&](const char* phase) {
+        return r && r->contains(phase) && (*r)[phase].is_string() ? (*r)[phase].get<std::string>() : std::string();
       };
-      if (!named("prefill") && !named("decode")) return false;
+      if (!names_either("engine_backend", resolved("prefill"), resolved("decode"))) return false;
     }
     if (entry.contains("env")) {
       for (const auto& [name, values] : entry["env"].items()) {

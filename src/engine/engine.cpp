@@ -324,17 +324,15 @@ class Engine {
 
     // SGLang's silent page-size rewrites next: later rules see the rewritten page size.
     for (const Rule* rule : m_.backend_rules(b)) {
-      if (!rule->set.any() || !matches(rule->when, ctx)) continue;
+      if (!rule->set.page_size || *rule->set.page_size == ctx.page_size || !matches(rule->when, ctx)) continue;
       Finding f = finding(rule->info, rule->info.severity, b, phase);
-      if (rule->set.page_size && *rule->set.page_size != ctx.page_size) {
-        f.from = ctx.page_size;
-        f.to = *rule->set.page_size;
-        f.values = Finding::Values::page_size;
-        ctx.page_size = *rule->set.page_size;
-        v.page_rule = rule;
-        // Only a size the user gave is rewritten behind their back; otherwise the page plan states the rule.
-        if (ctx.page_size_explicit) v.findings.push_back(f);
-      }
+      f.from = ctx.page_size;
+      f.to = *rule->set.page_size;
+      f.values = Finding::Values::page_size;
+      ctx.page_size = *rule->set.page_size;
+      v.page_rule = rule;
+      // Only a size the user gave is rewritten behind their back; otherwise the page plan states the rule.
+      if (ctx.page_size_explicit) v.findings.push_back(f);
     }
     v.page_size = ctx.page_size;
 
