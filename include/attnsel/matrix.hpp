@@ -235,11 +235,14 @@ struct Effect {
   std::optional<ComputeDtype> dtype;
   // The engine runs the model as this attention kind (vLLM runs MiniCPM3 as multi-head attention).
   std::optional<AttentionKind> kind;
+  // The speculative top-k the engine runs with from here on (SGLang v0.4.6 lowers it to 1 at a
+  // page size above 1).
+  std::optional<int> topk;
   bool disable_radix_cache = false;
   // The engine ignores the backend named for the phase and chooses as if none had been named
   // (vLLM v0.11: an MLA backend in VLLM_ATTENTION_BACKEND for a model without MLA).
   bool ignore_choice = false;
-  bool any() const { return page_size || backend || kv_dtype || dtype || kind || disable_radix_cache || ignore_choice; }
+  bool any() const { return page_size || backend || kv_dtype || dtype || kind || topk || disable_radix_cache || ignore_choice; }
 };
 
 struct Rule {

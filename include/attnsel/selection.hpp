@@ -19,7 +19,7 @@ namespace attnsel {
 // One reason: the rule that fired and what it fired on. Messages are rendered on demand
 // (Selection::describe) so that selection itself stays cheap.
 struct Finding {
-  enum class Values : std::uint8_t { none, page_size, backend, kv_dtype, dtype, slot };
+  enum class Values : std::uint8_t { none, page_size, backend, kv_dtype, dtype, slot, topk };
   const RuleInfo* rule = nullptr;
   Severity severity = Severity::error;
   BackendId backend = kNoBackend;

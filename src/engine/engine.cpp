@@ -245,6 +245,13 @@ class Engine {
         // The engine's resolution of "auto" is a default; a --dtype the user gave is a rewrite.
         if (out_.request.dtype == ComputeDtype::auto_) f.severity = Severity::info;
         out_.request.dtype = *rule->set.dtype;
+      } else if (rule->set.topk) {
+        // The speculative top-k the engine runs with: later rules, the cells and the flags see it.
+        f.from = out_.request.speculative_topk;
+        f.to = *rule->set.topk;
+        f.values = Finding::Values::topk;
+        if (f.from == f.to) continue;
+        out_.request.speculative_topk = *rule->set.topk;
       }
       // The engine's own reading of the model: later rules, the slots and the cells see this kind,
       // and an MLA config run as multi-head attention its standard head size, not the latent one.

@@ -219,7 +219,7 @@ void io(A& a, Backend& b) {
   fields(a, b.name, b.title, b.slot, b.aliases, b.cells, b.config, b.config_source, b.source, b.note, b.pointer);
 }
 template <class A> void io(A& a, Effect& e) {
-  fields(a, e.page_size, e.backend, e.kv_dtype, e.dtype, e.kind, e.disable_radix_cache, e.ignore_choice);
+  fields(a, e.page_size, e.backend, e.kv_dtype, e.dtype, e.kind, e.topk, e.disable_radix_cache, e.ignore_choice);
 }
 template <class A> void io(A& a, Rule& r) { fields(a, r.info, r.scope, r.slot, r.when, r.set, r.strict_error); }
 template <class A> void io(A& a, SelectionEntry& e) { fields(a, e.info, e.slot, e.phases, e.when, e.backend, e.backends); }
@@ -308,8 +308,8 @@ ATTNSEL_IMAGE_FIELDS(Cell, 288);
 ATTNSEL_IMAGE_FIELDS(Slot, 256);
 ATTNSEL_IMAGE_FIELDS(ConfigParam, 136);
 ATTNSEL_IMAGE_FIELDS(Backend, 272);
-ATTNSEL_IMAGE_FIELDS(Effect, 20);
-ATTNSEL_IMAGE_FIELDS(Rule, 816);
+ATTNSEL_IMAGE_FIELDS(Effect, 32);
+ATTNSEL_IMAGE_FIELDS(Rule, 832);
 ATTNSEL_IMAGE_FIELDS(SelectionEntry, 824);
 ATTNSEL_IMAGE_FIELDS(FeatureRule, 792);
 ATTNSEL_IMAGE_FIELDS(MatrixInfo, 264);

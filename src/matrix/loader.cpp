@@ -672,7 +672,13 @@ class MatrixBuilder {
     e.kv_dtype = request_value("kv_dtype", parse_kv_dtype, kv_dtype_names());
     e.dtype = request_value("dtype", parse_compute_dtype, compute_dtype_names());
     e.kind = request_value("kind", parse_kind, kind_names());
+    if (const json* t = r.get("topk")) {
+      if (rule.scope != RuleScope::request) fail(r.child("topk"), "a topk change needs scope \"request\"");
+      e.topk = expect_int(*t, r.child("topk"), 1, kMaxTopk);
+    }
     if (e.kv_dtype && e.dtype) fail(r.child("dtype"), "a rule changes one dtype: kv_dtype or dtype, not both (its finding reports one change)");
+    if (e.topk && (e.kv_dtype || e.dtype))
+      fail(r.child("topk"), "a rule changes one value: topk, kv_dtype or dtype (its finding reports one change)");
     if (const json* ig = r.get("ignored")) {
       if (!boolean(*ig, r.child("ignored"))) fail(r.child("ignored"), "only true is meaningful");
       if (rule.scope != RuleScope::backend || !(rule.when.fields & Condition::f_backend) ||
@@ -687,7 +693,7 @@ class MatrixBuilder {
       e.disable_radix_cache = true;
     }
     r.finish();
-    if (!e.any()) fail(ptr, "\"set\" needs at least one of page_size, backend, kv_dtype, dtype, radix_cache, ignored, kind");
+    if (!e.any()) fail(ptr, "\"set\" needs at least one of page_size, backend, kv_dtype, dtype, topk, radix_cache, ignored, kind");
     if (e.page_size && rule.scope != RuleScope::backend) fail(r.child("page_size"), "a page_size rewrite needs scope \"backend\"");
     return e;
   }

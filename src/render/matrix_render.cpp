@@ -261,6 +261,7 @@ json matrix_json(const Matrix& m) {
       if (r.set.kv_dtype) jr["set"]["kv_dtype"] = std::string(name_of(*r.set.kv_dtype));
       if (r.set.dtype) jr["set"]["dtype"] = std::string(name_of(*r.set.dtype));
       if (r.set.kind) jr["set"]["kind"] = std::string(name_of(*r.set.kind));
+      if (r.set.topk) jr["set"]["topk"] = *r.set.topk;
       if (r.set.disable_radix_cache) jr["set"]["radix_cache"] = false;
       if (r.set.ignore_choice) jr["set"]["ignored"] = true;
       if (r.strict_error) jr["strict"] = true;
@@ -317,6 +318,7 @@ std::string render_matrix(const Matrix& m, MatrixFormat format, const RenderOpti
     if (r.set.kv_dtype) effect = fmt::format(" [sets KV dtype {}]", name_of(*r.set.kv_dtype));
     if (r.set.dtype) effect = fmt::format(" [sets the compute dtype {}]", name_of(*r.set.dtype));
     if (r.set.kind) effect = fmt::format(" [runs the model as {}]", name_of(*r.set.kind));
+    if (r.set.topk) effect = fmt::format(" [sets speculative topk {}]", *r.set.topk);
     if (r.set.disable_radix_cache) effect = " [disables the radix cache]";
     if (r.set.ignore_choice) effect = " [ignores the choice]";
     out += md ? fmt::format("- `{}` ({}, {}){}: {}\n", r.info.id, scope_name(r.scope), name_of(r.info.severity), effect, r.info.message)

@@ -57,7 +57,8 @@ Diagnostic Selection::describe(const Finding& f) const {
   const Request& r = request;
   auto value = [&](int v) -> std::string {
     switch (f.values) {
-      case Finding::Values::page_size: return std::to_string(v);
+      case Finding::Values::page_size:
+      case Finding::Values::topk: return std::to_string(v);
       case Finding::Values::backend: return v >= 0 && static_cast<std::size_t>(v) < m.backends().size() ? name(static_cast<BackendId>(v)) : "?";
       case Finding::Values::kv_dtype: return std::string(name_of(static_cast<KvCacheDtype>(v)));
       case Finding::Values::dtype: return std::string(name_of(static_cast<ComputeDtype>(v)));
