@@ -136,9 +136,10 @@ TEST(Oracle, SglangAnswerSetsAgree) {
                   e.contains("reason_class"))
           << file << ": " << e.dump();
       static const std::set<std::string> kReasonClasses = {"kernel-level", "model-forward", "startup",
-                                                            "documented-not-enforced"};
+                                                            "documented-not-enforced", "after-resolution"};
       ASSERT_TRUE(kReasonClasses.count(e["reason_class"].get<std::string>()))
-          << file << ": reason_class is one of kernel-level, model-forward, startup, documented-not-enforced: " << e.dump();
+          << file << ": reason_class is one of kernel-level, model-forward, startup, documented-not-enforced, after-resolution: "
+          << e.dump();
       ASSERT_NE(e["class_of_disagreement"], "accepts-refused")
           << file << ": attnsel may never accept what SGLang refuses: " << e.dump();
       allowlist.push_back({e});

@@ -299,8 +299,22 @@ class Engine {
     }
     // A backend the engine replaces by name runs as the replacement whatever its own cells say: the
     // rewrite happens in the engine's arguments, before any kernel of the named backend is built.
+    // The named backend's checks listed before the rewrite still judge it (the engine makes them
+    // first: SGLang v0.5.2 refuses trtllm_mla off SM100 in ServerArgs before ModelRunner replaces
+    // Qwen3-Next's backend); an error among them keeps the rewrite from happening.
+    std::vector<const Rule*> refused_before_rewrite;
     for (const Rule* rule : m_.backend_rules(b)) {
-      if (!rule->set.backend || !matches(rule->when, ctx)) continue;
+      if (!rule->set.backend) {
+        if (!rule->set.any() && matches(rule->when, ctx) && effective_severity(*rule) == Severity::error)
+          refused_before_rewrite.push_back(rule);
+        continue;
+      }
+      if (!matches(rule->when, ctx)) continue;
+      if (!refused_before_rewrite.empty()) {  // the engine stops before it would replace the backend
+        for (const Rule* refusal : refused_before_rewrite) v.findings.push_back(finding(refusal->info, Severity::error, b, phase));
+        v.valid = false;
+        return;
+      }
       Finding f = finding(rule->info, rule->info.severity, b, phase);
       f.from = b;
       f.to = *rule->set.backend;
