@@ -689,7 +689,9 @@ class MatrixBuilder {
     }
     if (const json* rc = r.get("radix_cache")) {
       if (boolean(*rc, r.child("radix_cache"))) fail(r.child("radix_cache"), "only false (disable) is meaningful");
-      if (rule.scope != RuleScope::plan) fail(r.child("radix_cache"), "a radix_cache change needs scope \"plan\"");
+      // Request scope: before the candidates are judged (rules that test radix_cache see it); plan scope: after.
+      if (rule.scope == RuleScope::backend)
+        fail(r.child("radix_cache"), "a radix_cache change needs scope \"request\" or \"plan\"");
       e.disable_radix_cache = true;
     }
     r.finish();
