@@ -302,11 +302,27 @@ class Engine {
     // The named backend's checks listed before the rewrite still judge it (the engine makes them
     // first: SGLang v0.5.2 refuses trtllm_mla off SM100 in ServerArgs before ModelRunner replaces
     // Qwen3-Next's backend); an error among them keeps the rewrite from happening.
+    // A check of a backend named by the joint flag stops the whole launch, whichever phase it
+    // tests (SGLang refuses --attention-backend trtllm_mha off SM100 for its prefill): the other
+    // phase is not replaced either.
+    const SlotId slot = m_.backend(b).slot;
+    const auto refuses = [&](const Rule& rule) {
+      if (rule.set.any() || effective_severity(rule) != Severity::error) return false;
+      if (matches(rule.when, ctx)) return true;
+      if (!ctx.backend_explicit || ctx.phase_flag) return false;
+      EvalContext other = ctx;
+      for (int q = 0; q < kPhaseCount; ++q) {
+        const auto at = static_cast<std::size_t>(q);
+        if (q == phase || explicit_[slot][at] != b || phase_flag_[slot][at]) continue;
+        other.phase = q;
+        if (matches(rule.when, other)) return true;
+      }
+      return false;
+    };
     std::vector<const Rule*> refused_before_rewrite;
     for (const Rule* rule : m_.backend_rules(b)) {
       if (!rule->set.backend) {
-        if (!rule->set.any() && matches(rule->when, ctx) && effective_severity(*rule) == Severity::error)
-          refused_before_rewrite.push_back(rule);
+        if (refuses(*rule)) refused_before_rewrite.push_back(rule);
         continue;
       }
       if (!matches(rule->when, ctx)) continue;

@@ -473,7 +473,7 @@ std::string render_explain(const Selection& s, const RenderOptions& o) {
                      s.request.deterministic ? ", deterministic inference" : "");
   for (const auto& t : s.trace)
     if (t.kind == TraceStep::Kind::request_rule)
-      out += fmt::format("   → {} ({})\n", t.rule->message, st.dim("rule " + t.rule->id));
+      out += fmt::format("   → {} ({})\n", stated(s, *t.rule), st.dim("rule " + t.rule->id));
 
   SlotId current = 255;
   for (const auto& t : s.trace) {
@@ -517,7 +517,7 @@ std::string render_explain(const Selection& s, const RenderOptions& o) {
   bool any = false;
   for (const auto& t : s.trace)
     if (t.kind == TraceStep::Kind::plan_rule) {
-      out += fmt::format("   → {} ({})\n", t.rule->message, st.dim("rule " + t.rule->id));
+      out += fmt::format("   → {} ({})\n", stated(s, *t.rule), st.dim("rule " + t.rule->id));
       any = true;
     }
   if (!any) out += "   no plan-level rule fired\n";
