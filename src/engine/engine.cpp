@@ -299,23 +299,20 @@ class Engine {
     }
     // A backend the engine replaces by name runs as the replacement whatever its own cells say: the
     // rewrite happens in the engine's arguments, before any kernel of the named backend is built.
-    // The named backend's checks listed before the rewrite still judge it (the engine makes them
-    // first: SGLang v0.5.2 refuses trtllm_mla off SM100 in ServerArgs before ModelRunner replaces
-    // Qwen3-Next's backend); an error among them keeps the rewrite from happening.
-    // A check of a backend named by the joint flag stops the whole launch, whichever phase it
-    // tests (SGLang refuses --attention-backend trtllm_mha off SM100 for its prefill): the other
-    // phase is not replaced either.
+    // The engine's checks listed before the rewrite still judge the named backend, and an error
+    // among them stops the launch before the replacement (SGLang v0.5.2 refuses trtllm_mha off SM100
+    // in ServerArgs before ModelRunner replaces Qwen3-Next's backend). A backend named by the joint
+    // flag is checked for every phase the flag names, so a refusal of its prefill stops both.
     const SlotId slot = m_.backend(b).slot;
     const auto refuses = [&](const Rule& rule) {
       if (rule.set.any() || effective_severity(rule) != Severity::error) return false;
-      if (matches(rule.when, ctx)) return true;
-      if (!ctx.backend_explicit || ctx.phase_flag) return false;
-      EvalContext other = ctx;
+      EvalContext at = ctx;
       for (int q = 0; q < kPhaseCount; ++q) {
-        const auto at = static_cast<std::size_t>(q);
-        if (q == phase || explicit_[slot][at] != b || phase_flag_[slot][at]) continue;
-        other.phase = q;
-        if (matches(rule.when, other)) return true;
+        const auto p = static_cast<std::size_t>(q);
+        const bool same_flag = ctx.backend_explicit && !ctx.phase_flag && explicit_[slot][p] == b && !phase_flag_[slot][p];
+        if (q != phase && !same_flag) continue;
+        at.phase = q;
+        if (matches(rule.when, at)) return true;
       }
       return false;
     };
