@@ -230,6 +230,32 @@ TEST(Select, MainTableCitesItsSources) {
   }
 }
 
+// A misspelt key ("prefill_attention_backend" for "prefill_backend") would leave the request at its
+// default and could still meet a loose expectation: every key a row or its expectation carries is
+// one the runner reads (or a comment).
+TEST(Select, CaseRowsUseOnlyKnownKeys) {
+  const std::set<std::string> row_keys = {
+      "name", "comment", "source", "expect", "expect_note", "engine", "release", "matrix", "gpu", "platform", "cuda",
+      "model", "model_file", "sliding_window", "architecture", "kv_heads", "head_dim", "mha_head_dim", "num_heads",
+      "qk_nope_head_dim", "sinks", "dtype", "kv", "page_size", "tp", "installed", "topk", "attention_backend",
+      "prefill_backend", "decode_backend", "linear", "linear_prefill", "linear_decode", "sparse_prefill",
+      "sparse_decode", "deterministic", "strict", "prefer"};
+  const std::set<std::string> expect_keys = {
+      "ok",     "error",  "suggestion", "where",  "message",     "prefill", "decode",   "hybrid",
+      "prefill_origin", "page_size", "page_origin", "kv", "cuda", "radix_cache", "linear", "sparse",
+      "errors", "warnings", "notes", "flags", "rejected"};
+  for (const char* file : {"select.json", "generations.json", "select-main.json", "select-priority.json", "select-vllm.json"}) {
+    const json cases = load_cases(file);
+    ASSERT_FALSE(cases.empty()) << file;
+    for (const auto& c : cases) {
+      for (const auto& [key, value] : c.items()) EXPECT_TRUE(row_keys.count(key)) << file << ": " << c["name"] << ": unknown key " << key;
+      ASSERT_TRUE(c.contains("expect")) << file << ": " << c["name"];
+      for (const auto& [key, value] : c["expect"].items())
+        EXPECT_TRUE(expect_keys.count(key)) << file << ": " << c["name"] << ": unknown expect key " << key;
+    }
+  }
+}
+
 TEST(Select, CoversTheTableTheIssueAsksFor) {
   const json cases = load_cases();
   EXPECT_GE(cases.size(), 80u);
