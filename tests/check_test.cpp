@@ -208,11 +208,11 @@ TEST(CheckWrongGpu, TrtllmMlaOnHopper) {
   const CheckDiagnostic& e = c.errors[0];
   EXPECT_EQ(e.diagnostic.rule, "cell.compute-capability");
   EXPECT_EQ(e.diagnostic.message,
-            "TensorRT-LLM MLA needs compute capability 10.x or 12.x; this GPU is sm90 (H100)");
+            "TensorRT-LLM MLA needs compute capability 10.x, 11.x or 12.x; this GPU is sm90 (H100)");
   EXPECT_EQ(e.flag, "--attention-backend");
   EXPECT_EQ(e.value, "trtllm_mla");
   EXPECT_TRUE(contains(render_check_text({c}),
-                       "--attention-backend trtllm_mla: TensorRT-LLM MLA needs compute capability 10.x or 12.x; "
+                       "--attention-backend trtllm_mla: TensorRT-LLM MLA needs compute capability 10.x, 11.x or 12.x; "
                        "this GPU is sm90 (H100)"));
   EXPECT_TRUE(contains(render_check_text({c}), "SGLang would not start as written"));
 }
@@ -944,9 +944,9 @@ TEST(CheckRender, GithubAnnotationsForAScript) {
   const std::string want =
       // MODEL=${MODEL:-deepseek-ai/DeepSeek-R1} in the script: its default is the model judged (lines 9, 38).
       "::error file=launch.sh,line=11,title=attnsel cell.compute-capability::[sm90] --attention-backend trtllm_mla: "
-      "TensorRT-LLM MLA needs compute capability 10.x or 12.x; this GPU is sm90 (Hopper)\n"
+      "TensorRT-LLM MLA needs compute capability 10.x, 11.x or 12.x; this GPU is sm90 (Hopper)\n"
       "::error file=launch.sh,line=15,title=attnsel cell.compute-capability::[sm90] --attention-backend trtllm_mla: "
-      "TensorRT-LLM MLA needs compute capability 10.x or 12.x; this GPU is sm90 (Hopper)\n"
+      "TensorRT-LLM MLA needs compute capability 10.x, 11.x or 12.x; this GPU is sm90 (Hopper)\n"
       "::error file=launch.sh,line=21,title=attnsel cell.page-size::[sm90] --page-size 64: FlashAttention 4 runs only "
       "with page size 128; page size 64 was asked for\n"
       "::warning file=launch.sh,line=20,title=attnsel fa4-sm90-decode-slowdown::[sm90] --attention-backend fa4: "
@@ -976,7 +976,7 @@ TEST(CheckRender, GithubWithoutAFileAndWithEscapes) {
   const CommandCheck c = check_one({"--attention-backend", "trtllm_mla", "--model", "deepseek-ai/DeepSeek-R1"}, "sm90");
   EXPECT_EQ(render_check_github({c}),
             "::error title=attnsel cell.compute-capability::--attention-backend trtllm_mla: TensorRT-LLM MLA needs "
-            "compute capability 10.x or 12.x; this GPU is sm90 (Hopper)\n"
+            "compute capability 10.x, 11.x or 12.x; this GPU is sm90 (Hopper)\n"
             "attnsel: 1 command checked for sm90: 1 failing, 0 with warnings, 0 clean; 1 error, 0 warnings, 0 notes\n");
   // A file name with a colon and a comma stays one property.
   CommandCheck odd = c;
@@ -1060,7 +1060,7 @@ TEST(CheckRender, TextNamesTheLineTheVerdictAndWhatRuns) {
   EXPECT_TRUE(contains(text, "launch.sh:15  python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 "
                              "--attention-backend=trtllm_mla --tp 8\n"));
   EXPECT_TRUE(contains(text, "    ✗ launch.sh:15  --attention-backend trtllm_mla: TensorRT-LLM MLA needs compute "
-                             "capability 10.x or 12.x; this GPU is sm90 (Hopper)  [cell.compute-capability]\n"));
+                             "capability 10.x, 11.x or 12.x; this GPU is sm90 (Hopper)  [cell.compute-capability]\n"));
   EXPECT_TRUE(contains(text, "    runs   attention trtllm_mla · page size 64 (set by SGLang) · KV cache auto\n"));
   EXPECT_TRUE(contains(text, "    flags  --attention-backend trtllm_mla --page-size 64\n"));
   // Commands, not command x GPU pairs (those were 6 failing, 3 with warnings, 7 clean).
@@ -1256,7 +1256,7 @@ TEST(CheckRender, MarkdownReport) {
   EXPECT_TRUE(contains(md, "8 commands checked for sm90, sm100: 5 failing, 1 with warnings, 2 clean.\n"));
   EXPECT_TRUE(contains(md, "| where | GPU | severity | rule | message |\n|---|---|---|---|---|\n"));
   EXPECT_TRUE(contains(md, "| `launch.sh:15` | sm90 | ❌ error | `cell.compute-capability` | --attention-backend "
-                           "trtllm\\_mla: TensorRT-LLM MLA needs compute capability 10.x or 12.x; this GPU is sm90 (Hopper) |\n"))
+                           "trtllm\\_mla: TensorRT-LLM MLA needs compute capability 10.x, 11.x or 12.x; this GPU is sm90 (Hopper) |\n"))
       << md;
   EXPECT_TRUE(contains(md, "| ❌ | `launch.sh:27` | `python -m sglang.launch_server --model "
                            "meta-llama/Meta-Llama-3.1-8B-Instruct --attention-backend flashinfr` | sm90 ❌ error · sm100 ❌ error |\n"));
