@@ -251,6 +251,23 @@ def _amdsmi():
     return m
 
 
+def _hide_cute_interface(src):
+    """FA4's CuTe sources ship in the CUDA wheel only: vllm_flash_attn is a CUDA external project
+    (CMakeLists.txt@4765f0f1:1349, inside the CUDA branch), so on another platform the test
+    flash_attn_interface.py makes for FA4 (os.path.exists of cute/interface.py, @4765f0f1:32-45)
+    finds nothing, whatever stand-in main() put in the source tree for CUDA cases."""
+    hidden = os.path.realpath(os.path.join(src, "vllm", "vllm_flash_attn", "cute", "interface.py"))
+    exists = os.path.exists
+
+    def exists_off_cuda(path):
+        name = os.fspath(path) if isinstance(path, (str, os.PathLike)) else None
+        if isinstance(name, str) and name.endswith("interface.py") and os.path.realpath(name) == hidden:
+            return False
+        return exists(path)
+
+    os.path.exists = exists_off_cuda
+
+
 def prepare(src, platform):
     """Install the fakes and import vLLM for one hardware profile (fakeenv.pin done by caller)."""
     fakeenv.ENGINE_TOPS.add("vllm")
@@ -260,6 +277,8 @@ def prepare(src, platform):
     fakeenv.install()
     vllm_shims.install()
     sys.meta_path.insert(0, _FlashAttnFinder(src))
+    if platform != "cuda":
+        _hide_cute_interface(src)
     importlib.util.find_spec = _find_spec_with_image(importlib.util.find_spec)
     _generic_stub_classes()
     # A stub compared for equality decides a branch as surely as one tested for truth (vLLM:
@@ -743,8 +762,9 @@ def main():
     VERSIONS.update(case_space.engine_versions(src))
     fa = os.path.join(src, "vllm", "vllm_flash_attn")
     if os.path.exists(os.path.join(fa, "flash_attn_interface.py")) and not os.path.exists(os.path.join(fa, "cute")):
-        # The wheel ships FA4's CuTe sources here (vllm_flash_attn/flash_attn_interface.py tests for
-        # cute/interface.py to say FA4 is available); the git tree does not: stand in for them.
+        # The CUDA wheel ships FA4's CuTe sources here (vllm_flash_attn/flash_attn_interface.py tests
+        # for cute/interface.py to say FA4 is available); the git tree does not: stand in for them.
+        # Other platforms do not see the stand-in (prepare: _hide_cute_interface).
         os.makedirs(os.path.join(fa, "cute"))
         open(os.path.join(fa, "cute", "interface.py"), "w").close()
     case_space.write_models(os.path.join(REPO, "tests", "oracle", "vllm", "models"))
