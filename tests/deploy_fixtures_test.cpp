@@ -624,6 +624,15 @@ TEST(ConfigForm, UnreadConfigIsVisibleNeverAnError) {
   EXPECT_TRUE(has_rule(p, "args.config", Severity::info));
   EXPECT_FALSE(has_rule(p, "args.required", Severity::error));
   EXPECT_TRUE(has_rule(p, "args.required", Severity::info));
+  // Not there to open when attnsel runs: a note too; a directory or a FIFO is the engine's exit.
+  o.read_config = [](const std::string& path, const LaunchCommand&) -> Result<std::string> {
+    return Error{ErrorCode::io_error, "cannot open: No such file or directory", path, {}, {}};
+  };
+  EXPECT_FALSE(has_rule(parse_launch_args(c, *(*profile)->grammar(c.grammar), o), "args.config", Severity::error));
+  o.read_config = [](const std::string& path, const LaunchCommand&) -> Result<std::string> {
+    return Error{ErrorCode::io_error, "is a directory, not a file", path, {}, {}};
+  };
+  EXPECT_TRUE(has_rule(parse_launch_args(c, *(*profile)->grammar(c.grammar), o), "args.config", Severity::error));
 }
 
 }  // namespace

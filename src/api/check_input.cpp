@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -438,22 +439,20 @@ ConfigFileReader config_reader_within(const std::vector<std::string>& inputs) {
     } else {
       candidates.push_back(p);
     }
-    bool any_inside = false;
+    std::optional<fs::path> first_inside;
     for (const fs::path& candidate : candidates) {
       const fs::path canonical = fs::weakly_canonical(candidate, err);
       if (!inside(canonical)) continue;
-      any_inside = true;
+      if (!first_inside) first_inside = canonical;
       if (!fs::exists(canonical, err)) continue;
       // Bounded: a config file is a few lines; a huge one (or /dev/zero behind a link) is refused.
       return read_input_file(canonical.string(), kMaxConfigBytes);
     }
-    if (!any_inside)
+    if (!first_inside)
       return Error{ErrorCode::invalid_argument,
                    fmt::format("{} is outside the checked files' directories; attnsel reads only files inside them", path),
                    path, {}, {}};
-    return Error{ErrorCode::invalid_argument,
-                 fmt::format("{} is neither beside the file holding the command nor under the checked directories", path),
-                 path, {}, {}};
+    return read_input_file(first_inside->string(), kMaxConfigBytes);  // not there: its own error
   };
 }
 

@@ -283,8 +283,12 @@ class Parser {
       }
       Result<std::string> text = o_.read_config(path, cmd_);
       if (!text) {
+        // Refused here, or not there to open when attnsel runs (a file the deployment provides, a
+        // document's example): its flags are unknown, which is no reason to say the engine exits.
         if (text.error().code == ErrorCode::invalid_argument) {
           unread(at, path, fmt::format("not read: {}", text.error().message));
+        } else if (text.error().message.rfind("cannot open", 0) == 0) {
+          unread(at, path, fmt::format("not read: {} {}", path, text.error().message));
         } else {
           add("args.config", Severity::error,
               exits(fmt::format("cannot read {} {}: {}", g_.config_flag, path, text.error().message)), at, g_.config_flag, path);

@@ -358,7 +358,7 @@ class YamlScanner {
     if (!best || tie) return false;
     const std::size_t slash = sink_.file.find_last_of('/');
     std::string name = slash == npos ? sink_.file : sink_.file.substr(slash + 1);
-    if (name.empty() || !(ends_with(name, ".yaml") || ends_with(name, ".yml"))) name = "config.yaml";
+    if (!(ends_with(name, ".yaml") || ends_with(name, ".yml"))) name += ".yaml";  // a YAML block of a document
     // The mapping's own lines: the whole document, or a section's block with its indentation removed.
     const int first = line_of(map.begin()->first);
     std::string text;
