@@ -5,6 +5,7 @@
 // ATTNSEL_UPDATE_DEPLOY_CASES=1 rewrites that file from what the readers find (review the diff).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -21,6 +22,8 @@
 #include "attnsel/catalog.hpp"
 #include "attnsel/check.hpp"
 #include "attnsel/launch.hpp"
+#include "attnsel/launch_args.hpp"
+#include "attnsel/profile.hpp"
 
 #ifndef ATTNSEL_TESTS_DIR
 #define ATTNSEL_TESTS_DIR "tests"
@@ -77,6 +80,12 @@ json actual_of(const std::string& rel) {
     for (const LaunchCommand::EnvSetting& e : c.environment)
       environment.push_back(e.name + "=" + e.value + " @" + std::to_string(e.line));
     if (!environment.empty()) cj["environment"] = environment;
+    // The YAML files written before it, which its --config reads first (absent when none).
+    json written = json::array();
+    for (const LaunchCommand::WrittenFile& w : c.written)
+      written.push_back(w.path + " @" + std::to_string(w.line) + (w.expands ? " (expands)" : "") +
+                        (w.section ? " (section)" : ""));
+    if (!written.empty()) cj["written"] = written;
     // What the command is judged on without --gpu: its part's GPUs and platform (absent: none).
     const CommandScope scope = command_scope(scan.context, c, std::nullopt);
     if (!scope.gpus.empty()) {
@@ -227,7 +236,7 @@ TEST(CheckCli, DirectoryIsWalked) {
   if (std::string(ATTNSEL_CLI).empty()) GTEST_SKIP() << "no CLI in this build";
   auto [rc, out] = run_cli("check --gpu sm90 '" + kDir + "bench'");
   EXPECT_EQ(rc, 2) << out;  // bad_block.sh's block was not read: the verdict is incomplete
-  EXPECT_NE(out.find("read 19 files, 19 with launch commands"), std::string::npos) << out;
+  EXPECT_NE(out.find("read 20 files, 20 with launch commands"), std::string::npos) << out;
   EXPECT_NE(out.find("skipped"), std::string::npos) << out;  // bad_block.sh's unterminated quote
 }
 
@@ -525,6 +534,105 @@ TEST(CheckCli, APlatformAttnselDoesNotJudgeIsAWarning) {
   EXPECT_NE(out.find("which attnsel does not judge: not checked"), std::string::npos) << out;
   auto [rc2, out2] = run_cli("check --gpu sm90 --strict " + manifest);
   EXPECT_EQ(rc2, 1) << out2;
+}
+
+}  // namespace
+}  // namespace attnsel
+
+namespace attnsel {
+namespace {
+
+// The flags a fixture's command gets from its --config, as the engine's parser reads them.
+ParsedArgs config_parse(const std::string& rel, std::size_t k = 0) {
+  const LaunchScan scan = scan_launch_input(read_text(kDir + rel), rel);
+  EXPECT_GT(scan.commands.size(), k) << rel;
+  if (scan.commands.size() <= k) return {};
+  const LaunchCommand& c = scan.commands[k];
+  auto profile = builtin_profile(c.engine);
+  EXPECT_TRUE(profile) << rel;
+  const Grammar* grammar = profile ? (*profile)->grammar(c.grammar) : nullptr;
+  EXPECT_NE(grammar, nullptr) << rel;
+  if (!grammar) return {};
+  ParseOptions o;
+  o.positional_model = c.positional_model;
+  return parse_launch_args(c, *grammar, o);
+}
+
+bool has_rule(const ParsedArgs& p, const std::string& rule, Severity severity) {
+  return std::any_of(p.findings.begin(), p.findings.end(),
+                     [&](const ArgFinding& f) { return f.rule == rule && f.severity == severity; });
+}
+
+// Issue 24: a --config file the text writes (a heredoc) or shows (a Markdown block under its name)
+// is read from there, on the text's own lines; its $VAR stays a value the shell fills in.
+TEST(ConfigForm, HeredocConfigJoinsTheCommand) {
+  if (!yaml_input_supported()) GTEST_SKIP() << "built without yaml-cpp";
+  const ParsedArgs p = config_parse("bench/heredoc_config.sh");
+  const ParsedArgs::Given* caching = nullptr;
+  const ParsedArgs::Given* length = nullptr;
+  for (const ParsedArgs::Given& g : p.given) {
+    if (g.written == "--no-enable-prefix-caching") caching = &g;
+    if (g.written == "--max-model-len") length = &g;
+  }
+  ASSERT_NE(caching, nullptr);
+  EXPECT_EQ(caching->line, 8);  // the heredoc's line in the script
+  ASSERT_NE(length, nullptr);
+  ASSERT_EQ(length->values.size(), 1u);
+  EXPECT_EQ(length->values[0].shape, WordShape::value);  // $CALCULATED_MAX_MODEL_LEN, not a type error
+  EXPECT_FALSE(has_rule(p, "args.config", Severity::error));
+  EXPECT_FALSE(has_rule(p, "args.type", Severity::error));
+}
+
+TEST(ConfigForm, MarkdownBlockUnderTheFileName) {
+  if (!yaml_input_supported()) GTEST_SKIP() << "built without yaml-cpp";
+  for (std::size_t k : {0u, 1u}) {
+    const ParsedArgs p = config_parse("docs/config_blocks.md", k);
+    const ArgValue* kv = p.value("kv_cache_dtype");
+    ASSERT_NE(kv, nullptr) << k;
+    EXPECT_EQ(kv->text, "fp8");
+    EXPECT_EQ(kv->line, k == 0 ? 6 : 15);  // the Blackwell block for the first branch, the Hopper one next
+  }
+}
+
+// A config file on its own, and a dynamo config's workers, are judged as the command that loads them.
+TEST(ConfigForm, ConfigFilesJudgedOnTheirOwn) {
+  if (!yaml_input_supported()) GTEST_SKIP() << "built without yaml-cpp";
+  const ParsedArgs recipe = config_parse("vllm/GPT-OSS_Hopper.yaml");
+  EXPECT_TRUE(std::any_of(recipe.given.begin(), recipe.given.end(),
+                          [](const ParsedArgs::Given& g) { return g.written == "--max-num-batched-tokens" && g.line == 5; }));
+  for (std::size_t k : {0u, 1u}) {
+    const ParsedArgs worker = config_parse("dynamo/disagg.yaml", k);
+    ASSERT_NE(worker.value("model"), nullptr);
+    EXPECT_EQ(worker.value("model")->text, "deepseek-ai/DeepSeek-R1-Distill-Llama-8B");
+    EXPECT_FALSE(std::any_of(worker.findings.begin(), worker.findings.end(),
+                             [](const ArgFinding& f) { return f.severity == Severity::error; }))
+        << k << ": ServiceArgs is the dynamo SDK's, never an unknown flag";
+  }
+}
+
+// A --config that is not read leaves the command open: no required-flag error, a note instead.
+TEST(ConfigForm, UnreadConfigIsVisibleNeverAnError) {
+  LaunchCommand c = scan_launch_input("python3 -m sglang.launch_server --config missing.yaml\n", "run.sh").commands.at(0);
+  auto profile = builtin_profile(c.engine);
+  ASSERT_TRUE(profile);
+  ParseOptions o;
+  o.read_config = [](const std::string& path, const LaunchCommand&) -> Result<std::string> {
+    return Error{ErrorCode::invalid_argument, path + " is neither beside the file holding the command nor under the checked directories", path, {}, {}};
+  };
+  const ParsedArgs p = parse_launch_args(c, *(*profile)->grammar(c.grammar), o);
+  EXPECT_TRUE(p.open_ended);
+  EXPECT_TRUE(has_rule(p, "args.config", Severity::info));
+  EXPECT_FALSE(has_rule(p, "args.required", Severity::error));
+  EXPECT_TRUE(has_rule(p, "args.required", Severity::info));
+  // Not there to open when attnsel runs: a note too; a directory or a FIFO is the engine's exit.
+  o.read_config = [](const std::string& path, const LaunchCommand&) -> Result<std::string> {
+    return Error{ErrorCode::io_error, "cannot open: No such file or directory", path, {}, {}};
+  };
+  EXPECT_FALSE(has_rule(parse_launch_args(c, *(*profile)->grammar(c.grammar), o), "args.config", Severity::error));
+  o.read_config = [](const std::string& path, const LaunchCommand&) -> Result<std::string> {
+    return Error{ErrorCode::io_error, "is a directory, not a file", path, {}, {}};
+  };
+  EXPECT_TRUE(has_rule(parse_launch_args(c, *(*profile)->grammar(c.grammar), o), "args.config", Severity::error));
 }
 
 }  // namespace

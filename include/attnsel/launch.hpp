@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -53,6 +54,20 @@ struct LaunchCommand {
   // of values: the branch assignments its words use, "KV=fp8_e4m3 (line 3)"; "" for the script's
   // defaults and for a command read once.
   std::string branch;
+  // YAML files the text holding the command writes or shows before the command, where a
+  // `--config FILE` it names is read first: a heredoc (`cat > cfg.yaml <<EOF ... EOF`), a Markdown
+  // code block under the file's name (`cfg.yaml` on the line before it), the text itself when it is
+  // a config file judged on its own.
+  struct WrittenFile {
+    std::string path;                          // as written: "cfg.yaml", "/tmp/cfg.yaml"
+    std::shared_ptr<const std::string> text;   // its content as written
+    int line = 0;                              // the line of its first line in the command's file
+    bool expands = false;                      // the shell fills in its $VAR as it writes it (<<EOF)
+    // A service's part of an orchestrator's config (a dynamo `...Worker:` section): its keys that
+    // name no flag and hold a mapping (ServiceArgs) are the orchestrator's, not the engine's.
+    bool section = false;
+  };
+  std::vector<WrittenFile> written;
 
   WordShape shape(std::size_t k) const { return k < arg_shapes.size() ? arg_shapes[k] : WordShape::literal; }
 };

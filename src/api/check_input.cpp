@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -394,6 +395,10 @@ std::string render_check_json(const PathCheck& check, int indent) {
   return render_check_json(check.reports, inputs, indent);
 }
 
+namespace {
+constexpr std::size_t kMaxConfigBytes = 4u << 20;  // a --config file of more is not a config file
+}  // namespace
+
 ConfigFileReader config_reader_within(const std::vector<std::string>& inputs) {
   namespace fs = std::filesystem;
   // Shared, never copied: the reader is copied with the options of every command, and the roots of
@@ -417,22 +422,37 @@ ConfigFileReader config_reader_within(const std::vector<std::string>& inputs) {
   return [roots = std::shared_ptr<const std::vector<fs::path>>(roots)](const std::string& path,
                                                                         const LaunchCommand& cmd) -> Result<std::string> {
     std::error_code err;
+    auto inside = [&](const fs::path& canonical) {
+      return std::any_of(roots->begin(), roots->end(), [&](const fs::path& root) {
+        const fs::path rel = canonical.lexically_relative(root);
+        return !rel.empty() && *rel.begin() != "..";
+      });
+    };
+    // Beside the file holding the command, else (a relative path) under a checked directory: a
+    // script run from its repository's root names its configs from there.
+    std::vector<fs::path> candidates;
     fs::path p(path);
     if (p.is_relative()) {
-      const fs::path base =
-          cmd.file.empty() || !fs::exists(cmd.file, err) ? fs::current_path(err) : fs::path(cmd.file).parent_path();
-      p = base / p;
+      candidates.push_back(
+          (cmd.file.empty() || !fs::exists(cmd.file, err) ? fs::current_path(err) : fs::path(cmd.file).parent_path()) / p);
+      for (const fs::path& root : *roots) candidates.push_back(root / p);
+    } else {
+      candidates.push_back(p);
     }
-    const fs::path canonical = fs::weakly_canonical(p, err);
-    const bool inside = std::any_of(roots->begin(), roots->end(), [&](const fs::path& root) {
-      const fs::path rel = canonical.lexically_relative(root);
-      return !rel.empty() && *rel.begin() != "..";
-    });
-    if (!inside)
+    std::optional<fs::path> first_inside;
+    for (const fs::path& candidate : candidates) {
+      const fs::path canonical = fs::weakly_canonical(candidate, err);
+      if (!inside(canonical)) continue;
+      if (!first_inside) first_inside = canonical;
+      if (!fs::exists(canonical, err)) continue;
+      // Bounded: a config file is a few lines; a huge one (or /dev/zero behind a link) is refused.
+      return read_input_file(canonical.string(), kMaxConfigBytes);
+    }
+    if (!first_inside)
       return Error{ErrorCode::invalid_argument,
                    fmt::format("{} is outside the checked files' directories; attnsel reads only files inside them", path),
                    path, {}, {}};
-    return read_input_file(canonical.string());
+    return read_input_file(first_inside->string(), kMaxConfigBytes);  // not there: its own error
   };
 }
 

@@ -245,7 +245,12 @@ class Parser {
   }
 
   // `--config FILE` (the exact token): the file's keys become flags placed before the whole
-  // command line, so the command line's own flags win (argparse keeps the last occurrence).
+  // command line, so the command line's own flags win, as both engines merge them: vLLM's
+  // FlexibleArgumentParser._pull_args_from_config puts them after the model and before the rest
+  // (vllm-project/vllm@00da11e3 vllm/utils/argparse_utils.py), SGLang's
+  // ConfigArgumentMerger._insert_config_args returns config_args + the command's
+  // (sgl-project/sglang@03bd2f16 python/sglang/srt/server_args_config_parser.py). A file the text
+  // writes before the command (a heredoc, a Markdown block under its name) is read from there.
   void expand_config(std::vector<Token>& tokens) {
     if (g_.config_flag.empty()) return;
     for (std::size_t i = 0; i < tokens.size(); ++i) {
@@ -253,9 +258,7 @@ class Parser {
       const Token at = tokens[i];
       const std::string path = tokens[i + 1].text;
       if (tokens[i + 1].shape != WordShape::literal) {
-        add("args.config", Severity::info,
-            fmt::format("not read: the {} file is named by the shell when the command runs", g_.config_flag), at,
-            g_.config_flag, path);
+        unread(at, path, fmt::format("not read: the {} file is named by the shell when the command runs", g_.config_flag));
         return;
       }
       tokens.erase(tokens.begin() + static_cast<std::ptrdiff_t>(i), tokens.begin() + static_cast<std::ptrdiff_t>(i + 2));
@@ -265,34 +268,73 @@ class Parser {
             g_.config_flag, path);
         return;
       }
-      if (!o_.read_config) {
+      std::vector<Token> from_file;
+      if (const LaunchCommand::WrittenFile* w = written_before(path)) {
         add("args.config", Severity::info,
-            fmt::format("not read: {} files are read only when checking files", g_.config_flag), at, g_.config_flag, path);
+            fmt::format("read as this file writes it at line {}{}", w->line,
+                        w->expands ? "; the values the shell fills in ($VAR) are not checked" : ""),
+            at, g_.config_flag, path);
+        if (config_tokens(*w->text, path, at, from_file, w)) tokens.insert(tokens.begin(), from_file.begin(), from_file.end());
+        return;
+      }
+      if (!o_.read_config) {
+        unread(at, path, fmt::format("not read: {} files are read only when checking files", g_.config_flag));
         return;
       }
       Result<std::string> text = o_.read_config(path, cmd_);
       if (!text) {
-        const bool refused = text.error().code == ErrorCode::invalid_argument;
-        add("args.config", refused ? Severity::info : Severity::error,
-            refused ? fmt::format("not read: {}", text.error().message)
-                    : exits(fmt::format("cannot read {} {}: {}", g_.config_flag, path, text.error().message)),
-            at, g_.config_flag, path);
+        // Refused here, or not there to open when attnsel runs (a file the deployment provides, a
+        // document's example): its flags are unknown, which is no reason to say the engine exits.
+        if (text.error().code == ErrorCode::invalid_argument) {
+          unread(at, path, fmt::format("not read: {}", text.error().message));
+        } else if (text.error().message.rfind("cannot open", 0) == 0) {
+          unread(at, path, fmt::format("not read: {} {}", path, text.error().message));
+        } else {
+          add("args.config", Severity::error,
+              exits(fmt::format("cannot read {} {}: {}", g_.config_flag, path, text.error().message)), at, g_.config_flag, path);
+        }
         return;
       }
-      std::vector<Token> from_file;
-      if (config_tokens(*text, path, at, from_file)) tokens.insert(tokens.begin(), from_file.begin(), from_file.end());
+      if (config_tokens(*text, path, at, from_file, nullptr)) tokens.insert(tokens.begin(), from_file.begin(), from_file.end());
       return;  // the engine merges one config file
     }
   }
 
-  // YAML keys are flag names; true is the flag alone, false omits it, a list is several values.
-  bool config_tokens(const std::string& text, const std::string& path, const Token& at, std::vector<Token>& out) {
+  // A config file not read: any flag may be in it, so what is absent is not assumed absent.
+  void unread(const Token& at, const std::string& path, std::string message) {
+    add("args.config", Severity::info, message + "; the flags it sets are not checked", at, g_.config_flag, path);
+    if (!out_.open_ended) out_.open_ended_line = at.line;
+    out_.open_ended = true;
+    unread_config_ = path;
+  }
+
+  // The last file of that path the text writes before the command; null when none. A relative
+  // path matches a file written under the same name in another directory only by its own name.
+  const LaunchCommand::WrittenFile* written_before(const std::string& path) const {
+    auto name_of = [](std::string_view p) { return p.substr(p.rfind('/') == std::string_view::npos ? 0 : p.rfind('/') + 1); };
+    for (auto it = cmd_.written.rbegin(); it != cmd_.written.rend(); ++it)
+      if (it->text && (it->path == path || name_of(it->path) == name_of(path))) return &*it;
+    return nullptr;
+  }
+
+  // YAML keys are flag names; true is the flag alone, false omits it (vLLM gives --no-KEY where the
+  // grammar has it), a list is several values, a mapping one JSON value (vLLM's load_config_file).
+  // `written`: the file is part of the text holding the command, its lines that text's.
+  bool config_tokens(const std::string& text, const std::string& path, const Token& at, std::vector<Token>& out,
+                     const LaunchCommand::WrittenFile* written) {
 #if ATTNSEL_ARGS_YAML
+    const std::string origin = written ? std::string() : path;
+    const int base = written ? written->line - 1 : 0;
+    auto token = [&](std::string t, int line) {
+      const WordShape shape = written && written->expands && expands(t) ? WordShape::value : WordShape::literal;
+      out.push_back(Token{std::move(t), base + line, shape, origin, shape == WordShape::literal});
+    };
     try {
       // A scanned repository's config file is hostile input: aliases and size are budgeted first.
       if (auto problem = detail::find_yaml_problem(text)) {
         add("args.config", Severity::error,
-            exits(fmt::format("{} {} is not valid YAML (line {}): {}", g_.config_flag, path, problem->line, problem->message)),
+            exits(fmt::format("{} {} is not valid YAML (line {}): {}", g_.config_flag, path, base + problem->line,
+                              problem->message)),
             at, g_.config_flag, path);
         return false;
       }
@@ -304,39 +346,84 @@ class Parser {
         return false;
       }
       for (const auto& entry : root) {
+        if (!entry.first.IsScalar()) continue;
         const std::string key = entry.first.Scalar();
         const int line = entry.first.Mark().line + 1;
         const std::string flag = "--" + key;
         const YAML::Node& value = entry.second;
         const GrammarFlag* f = g_.exact(flag);
+        if (!f && written && written->section && value.IsMap()) continue;  // the orchestrator's (ServiceArgs)
         const std::string scalar = value.IsScalar() ? value.Scalar() : std::string();
         if (value.IsScalar() && (scalar == "true" || scalar == "True" || scalar == "false" || scalar == "False")) {
-          if (scalar == "true" || scalar == "True" || (f && f->takes_values()))
-            out.push_back(Token{flag, line, WordShape::literal, path, true});
-          if (f && f->takes_values()) out.push_back(Token{scalar, line, WordShape::literal, path, true});
+          const bool yes = scalar == "true" || scalar == "True";
+          if (f && f->takes_values()) {
+            token(flag, line);
+            token(scalar, line);
+          } else if (yes) {
+            token(flag, line);
+          } else if (g_.exact("--no-" + key)) {
+            token("--no-" + key, line);
+          }
           continue;
         }
         if (value.IsSequence() && value.size() == 0) continue;
-        out.push_back(Token{flag, line, WordShape::literal, path, true});
+        token(flag, line);
         if (value.IsSequence()) {
-          for (const auto& item : value) out.push_back(Token{item.Scalar(), item.Mark().line + 1, WordShape::literal, path, true});
+          for (const auto& item : value) token(item.IsScalar() ? item.Scalar() : json_of(item, 0), item.Mark().line + 1);
         } else if (value.IsScalar()) {
-          out.push_back(Token{value.Scalar(), value.Mark().line + 1, WordShape::literal, path, true});
+          token(value.Scalar(), value.Mark().line + 1);
+        } else if (value.IsMap()) {
+          token(json_of(value, 0), value.Mark().line + 1);
         }
       }
       return true;
     } catch (const YAML::Exception& e) {
       add("args.config", Severity::error,
-          exits(fmt::format("{} {} is not valid YAML (line {}): {}", g_.config_flag, path, e.mark.line + 1, e.msg)), at,
+          exits(fmt::format("{} {} is not valid YAML (line {}): {}", g_.config_flag, path, base + e.mark.line + 1, e.msg)), at,
           g_.config_flag, path);
       return false;
     }
 #else
-    (void)text, (void)out;
+    (void)text, (void)out, (void)written;
     add("args.config", Severity::info, "not read: this build of attnsel reads no YAML", at, g_.config_flag, path);
     return false;
 #endif
   }
+
+#if ATTNSEL_ARGS_YAML
+  // A YAML value as the JSON text json.dumps(yaml.safe_load(...)) gives: plain scalars that YAML
+  // reads as numbers, booleans or null stay bare, every other scalar is a string.
+  static std::string json_of(const YAML::Node& node, int depth) {
+    if (depth > 64) return "null";
+    if (node.IsMap()) {
+      std::string out = "{";
+      for (const auto& kv : node) {
+        if (out.size() > 1) out += ", ";
+        out += nlohmann::json(kv.first.IsScalar() ? kv.first.Scalar() : std::string()).dump(-1, ' ', false,
+                                                                                              nlohmann::json::error_handler_t::replace);
+        out += ": " + json_of(kv.second, depth + 1);
+      }
+      return out + "}";
+    }
+    if (node.IsSequence()) {
+      std::string out = "[";
+      for (const auto& item : node) out += (out.size() > 1 ? ", " : "") + json_of(item, depth + 1);
+      return out + "]";
+    }
+    if (!node.IsScalar()) return "null";
+    const std::string& t = node.Scalar();
+    if (node.Tag() != "!") {  // plain, not quoted
+      if (t == "true" || t == "True" || t == "TRUE") return "true";
+      if (t == "false" || t == "False" || t == "FALSE") return "false";
+      if (t.empty() || t == "~" || t == "null" || t == "Null" || t == "NULL") return "null";
+      if (nlohmann::json::accept(t)) {
+        const auto j = nlohmann::json::parse(t, nullptr, false);
+        if (j.is_number()) return t;
+      }
+    }
+    return nlohmann::json(t).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+#endif
 
   void parse(const std::vector<Token>& tokens) {
     std::size_t i = 0;
@@ -627,7 +714,11 @@ class Parser {
       const Token at{"", cmd_.line, WordShape::literal, ""};
       if (out_.open_ended)
         add("args.required", Severity::info,
-            fmt::format("{} is required; it is not written here, so it must come from the words the shell expands", f.names.front()),
+            unread_config_.empty()
+                ? fmt::format("{} is required; it is not written here, so it must come from the words the shell expands",
+                              f.names.front())
+                : fmt::format("{} is required; it is not written here, so it must come from {} {}, which was not read",
+                              f.names.front(), g_.config_flag, unread_config_),
             at, f.names.front());
       else
         add("args.required", Severity::error, exits(fmt::format("the following arguments are required: {}", f.names.front())), at,
@@ -653,6 +744,7 @@ class Parser {
   std::unordered_map<std::string, std::string> suggestions_;
   std::vector<std::string> option_names_;  // g_.option_names(), made once
   bool negative_options_ = false;
+  std::string unread_config_;  // the --config file not read, when one was not
 };
 
 }  // namespace

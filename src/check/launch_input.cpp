@@ -206,6 +206,13 @@ LaunchScan launch_detail::scan_launch_input(std::string_view text, std::string_v
   LaunchScan scan;
   std::stable_sort(sink.found.begin(), sink.found.end(),
                    [](const LaunchCommand& a, const LaunchCommand& b) { return a.line < b.line; });
+  // Each command may read (--config) the files written before it; the last one written wins.
+  std::stable_sort(sink.written.begin(), sink.written.end(),
+                   [](const LaunchCommand::WrittenFile& a, const LaunchCommand::WrittenFile& b) { return a.line < b.line; });
+  for (LaunchCommand& c : sink.found)
+    for (const LaunchCommand::WrittenFile& w : sink.written)
+      if (w.line < c.line)
+        c.written.push_back(w);
   scan.commands = std::move(sink.found);
   scan.skipped = std::move(sink.skipped);
   scan.fatal = std::move(sink.fatal);

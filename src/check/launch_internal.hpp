@@ -150,6 +150,14 @@ struct Sink {
   std::vector<LaunchCommand> found;
   std::vector<Error> skipped;  // one per block that could not be read; the rest of the file goes on
   std::optional<Error> fatal;  // the whole file could not be read as its format
+  // YAML files the text writes (heredocs) or shows (Markdown blocks under a file name), in no
+  // particular order; each command gets those written before its line (LaunchCommand::written).
+  std::vector<LaunchCommand::WrittenFile> written;
+  void write_file(std::string path, std::string_view text, int line, bool expands) {
+    if (written.size() >= kMaxWritten || !(ends_with(path, ".yaml") || ends_with(path, ".yml"))) return;
+    written.push_back({std::move(path), std::make_shared<const std::string>(text), line, expands, false});
+  }
+  static constexpr std::size_t kMaxWritten = 64;
   // Shell commands that cannot launch anything as written (echo ..., cd ..., no launcher, interpreter
   // or shell among their words, nothing to expand) are passed over unexpanded. Off only in tests that
   // prove it changes nothing.

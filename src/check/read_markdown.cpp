@@ -3,6 +3,30 @@
 
 namespace attnsel::launch_detail {
 
+namespace {
+
+// The one YAML file name a short line names ("`Llama3.3_Hopper.yaml`", "Save as config.yaml:",
+// title="cfg.yaml"); "" when it names none or several.
+std::string yaml_file_named(std::string_view line) {
+  if (line.size() > 160) return {};
+  std::string found;
+  std::size_t count = 0;
+  for (const std::string_view suffix : {std::string_view(".yaml"), std::string_view(".yml")}) {
+    for (std::size_t at = line.find(suffix); at != npos; at = line.find(suffix, at + 1)) {
+      const std::size_t end = at + suffix.size();
+      if (end < line.size() && (is_alnum(line[end]) || line[end] == '_' || line[end] == '-')) continue;
+      std::size_t begin = at;
+      while (begin > 0 && (is_alnum(line[begin - 1]) || std::string_view("._-/").find(line[begin - 1]) != npos)) --begin;
+      if (begin == at) continue;
+      found = std::string(line.substr(begin, end - begin));
+      ++count;
+    }
+  }
+  return count == 1 ? found : std::string();
+}
+
+}  // namespace
+
 void scan_markdown(std::string_view text, Sink& sink) {
   const std::vector<PhysicalLine> lines = split_lines(text);
   std::size_t li = 0;
@@ -45,7 +69,24 @@ void scan_markdown(std::string_view text, Sink& sink) {
     std::vector<std::size_t> columns;
     for (std::size_t k = 0; k < block.size(); ++k)
       columns.push_back(static_cast<std::size_t>(block[k].data() - lines[first + k].text.data()) + 1);
+    const std::size_t fence = li;
     li = end + 1;
+    if (lang.empty() || lang == "yaml" || lang == "yml") {
+      // A YAML block under a file's name ("`cfg.yaml`" on the line before it, ```yaml title="cfg.yaml"):
+      // the file a later `--config cfg.yaml` of the document reads.
+      std::string name = yaml_file_named(info);
+      for (std::size_t back = fence; name.empty() && back > 0 && fence - back < 3; --back) {
+        const std::string_view above = trim(lines[back - 1].text);
+        if (above.empty()) continue;
+        name = yaml_file_named(above);
+        break;
+      }
+      if (!name.empty()) {
+        std::string joined;
+        for (std::string_view l : block) joined.append(l).append("\n");
+        sink.write_file(std::move(name), joined, static_cast<int>(first) + 1, false);
+      }
+    }
     scan_code_block(lang, block, static_cast<int>(first) + 1, columns, sink);
   }
 }

@@ -890,7 +890,7 @@ void scan_shell(const Source& src, int depth, OnLexError on_error, Sink& sink, c
       reader.take(std::move(command), ScriptReader::Place{&src, shift, 0}, written, ctx, depth, &starts, sink);
     };
     const Lexed lexed = lex_shell(text.substr(from), on_command);
-    for (const Span& h : lexed.heredocs) heredocs.push_back({h.begin + from, h.end + from, h.expands});
+    for (const Span& h : lexed.heredocs) heredocs.push_back({h.begin + from, h.end + from, h.expands, h.writes});
     if (lexed.error.empty()) break;
     const std::size_t at = from + lexed.error_at;
     if ((!reported || on_error == OnLexError::fail) && (on_error == OnLexError::fail ||
@@ -920,6 +920,8 @@ void scan_shell(const Source& src, int depth, OnLexError on_error, Sink& sink, c
       }
       data = written;
     }
+    // A YAML file written out (`cat > cfg.yaml <<EOF`): what a later `--config cfg.yaml` reads.
+    if (!body.writes.empty()) sink.write_file(body.writes, data, src.lines.line_at(body.begin), body.expands);
     const Source inner = source_of(data, src.lines.line_at(body.begin));
     scan_shell(inner, depth + 1, OnLexError::ignore, sink);
   }

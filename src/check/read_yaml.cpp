@@ -4,7 +4,9 @@
 #include "check/launcher_match.hpp"
 #include "core/yaml_load.hpp"
 
+#include <algorithm>
 #include <map>
+#include <memory>
 
 #if defined(ATTNSEL_WITH_YAML) && ATTNSEL_WITH_YAML
 #include <yaml-cpp/yaml.h>
@@ -68,6 +70,7 @@ class YamlScanner {
     }
     if (!content) return true;
     doc_pos_ = begin;
+    doc_end_ = end;
     doc_line_ = file_.lines.line_at(begin) - first_line_;
     // Aliases, budgets and duplicate keys first: a 40-byte alias loop must not run forever.
     if (auto problem = detail::find_yaml_problem(doc)) {
@@ -265,6 +268,16 @@ class YamlScanner {
   }
 
   void walk_node(const YAML::Node& node, int depth) {
+    if (node.IsMap() && depth == 0 && !helm_ && !compose_) {
+      // A config file (`--config cfg.yaml`) given on its own: judged as the command that loads it.
+      if (engine_config(node, false)) return;
+      // An orchestrator's config whose services carry engine flags (dynamo's `SGLangWorker:`).
+      bool any = false;
+      for (const auto& kv : node)
+        if (kv.first.IsScalar() && ends_with(kv.first.Scalar(), "Worker") && kv.second.IsMap())
+          any = engine_config(kv.second, true) || any;
+      if (any) return;
+    }
     if (node.IsMap()) {
       // compose: entrypoint + command; Kubernetes containers: command + args.
       const char* program_key = compose_ ? "entrypoint" : "command";
@@ -305,6 +318,70 @@ class YamlScanner {
     const std::vector<ArgWord> argv = resolve_defaults(args);
     sink_.found.push_back(
         launch_command(sink_, *launcher, image.Scalar(), argv.empty() ? line_of(owner) : argv.front().line, argv));
+    return true;
+  }
+
+  // A mapping whose keys are the flags of one engine's launcher (at least two, one of them
+  // hyphenated, three in four keys or more; in a `section` the keys holding mappings are not
+  // counted): judged as `LAUNCHER --config FILE`, FILE read from this text (LaunchCommand::written).
+  // A mapping as many engines' flags is no one's. True when judged.
+  bool engine_config(const YAML::Node& map, bool section) {
+    if (map["apiVersion"].IsDefined() || map["kind"].IsDefined() || map["services"].IsDefined()) return false;
+    std::vector<std::string> keys;
+    for (const auto& kv : map) {
+      if (!kv.first.IsScalar()) return false;
+      if (section && kv.second.IsMap()) continue;
+      keys.push_back(kv.first.Scalar());
+    }
+    if (keys.size() < 2) return false;
+    const Launcher* best = nullptr;
+    std::size_t best_count = 0;
+    bool tie = false;
+    std::vector<std::string> engines;
+    for (const Launcher& l : *sink_.launchers) {
+      if (std::find(engines.begin(), engines.end(), l.engine) != engines.end()) continue;
+      engines.push_back(l.engine);
+      auto profile = builtin_profile(l.engine);
+      const Grammar* grammar = profile ? (*profile)->grammar(l.grammar) : nullptr;
+      if (!grammar || grammar->config_flag.empty()) continue;
+      std::size_t count = 0;
+      bool hyphenated = false;
+      for (const std::string& k : keys)
+        if (grammar->exact("--" + k)) {
+          ++count;
+          hyphenated = hyphenated || k.find('-') != npos;
+        }
+      if (count < 2 || !hyphenated || count * 4 < keys.size() * 3) continue;
+      tie = count == best_count;
+      if (count > best_count) best = &l, best_count = count;
+    }
+    if (!best || tie) return false;
+    const std::size_t slash = sink_.file.find_last_of('/');
+    std::string name = slash == npos ? sink_.file : sink_.file.substr(slash + 1);
+    if (!(ends_with(name, ".yaml") || ends_with(name, ".yml"))) name += ".yaml";  // a YAML block of a document
+    // The mapping's own lines: the whole document, or a section's block with its indentation removed.
+    const int first = line_of(map.begin()->first);
+    std::string text;
+    if (!section) {
+      text = std::string(std::string_view(file_.text).substr(doc_pos_, doc_end_ - doc_pos_));
+    } else {
+      const std::size_t indent = static_cast<std::size_t>(std::max(map.begin()->first.Mark().column, 0));
+      const std::vector<PhysicalLine> lines = split_lines(std::string_view(file_.text).substr(pos_of(map.begin()->first) - indent));
+      for (const PhysicalLine& l : lines) {
+        const std::string_view t = ltrim(l.text);
+        const std::size_t own = l.text.size() - t.size();
+        if (!t.empty() && t.front() != '#' && own < indent) break;
+        text.append(l.text.substr(std::min(indent, own))).append("\n");
+      }
+    }
+    const int doc_first = section ? first : first_line_ + doc_line_;
+    std::string invoked = best->module.empty() ? best->program : "python3 -m " + best->module;
+    for (const std::string& word : best->subcommand) invoked += " " + word;
+    LaunchCommand cmd = launch_command(sink_, *best, std::move(invoked), first,
+                                       {ArgWord{"--config", first, 0}, ArgWord{name, first, 0}});
+    cmd.positional_model = false;
+    cmd.written.push_back({name, std::make_shared<const std::string>(std::move(text)), doc_first, false, section});
+    sink_.found.push_back(std::move(cmd));
     return true;
   }
 
@@ -362,6 +439,7 @@ class YamlScanner {
   bool helm_;  // a Helm template read as YAML (helm_as_yaml): its ${...} are template values
   Sink& sink_;
   std::size_t doc_pos_ = 0;  // where the document being walked starts in file_
+  std::size_t doc_end_ = 0;  // and ends
   std::vector<std::pair<std::string, std::string>> env_;  // the env of the maps being walked
   int doc_line_ = 0;         // and its line, relative to first_line_
 };

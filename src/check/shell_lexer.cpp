@@ -211,11 +211,12 @@ class ShellLexer {
   }
 
  private:
-  enum class Target { none, file, heredoc, heredoc_strip_tabs };
+  enum class Target { none, file, output_file, heredoc, heredoc_strip_tabs };
   struct PendingHeredoc {
     std::string delimiter;
     bool strip_tabs = false;
     bool expands = false;  // the delimiter is written without quotes or backslashes
+    std::string writes;    // Span::writes, known when its command ends
   };
 
   bool at(std::string_view p) const { return s_.substr(i_, p.size()) == p; }
@@ -238,11 +239,12 @@ class ShellLexer {
   void end_word() {
     if (!in_word_) return;
     in_word_ = false;
-    if (target_ == Target::file) {
+    if (target_ == Target::file || target_ == Target::output_file) {
+      if (target_ == Target::output_file) output_file_ = word_;
       target_ = Target::none;  // the file of a redirection is not an argument
     } else if (target_ != Target::none) {
       const bool quoted = s_.substr(word_begin_, i_ - word_begin_).find_first_of("'\"\\") != npos;
-      pending_.push_back({word_, target_ == Target::heredoc_strip_tabs, !quoted});
+      pending_.push_back({word_, target_ == Target::heredoc_strip_tabs, !quoted, {}});
       target_ = Target::none;
     } else {
       command_.push_back(Word{std::move(word_), word_begin_, shape_, false, {}});
@@ -254,6 +256,17 @@ class ShellLexer {
   void end_command() {
     end_word();
     target_ = Target::none;
+    // The heredocs of this command are written to a file by `cat > FILE` or `tee FILE`.
+    if (first_pending_ < pending_.size() && !command_.empty()) {
+      std::string writes;
+      if (command_[0].text == "cat") writes = output_file_;
+      if (command_[0].text == "tee")
+        for (std::size_t k = 1; k < command_.size() && writes.empty(); ++k)
+          if (!command_[k].text.empty() && command_[k].text[0] != '-') writes = command_[k].text;
+      for (std::size_t k = first_pending_; k < pending_.size(); ++k) pending_[k].writes = writes;
+    }
+    first_pending_ = pending_.size();
+    output_file_.clear();
     if (command_.empty()) return;
     if (on_command_) {
       (*on_command_)(command_);
@@ -574,12 +587,14 @@ class ShellLexer {
         end_word();
       }
     }
-    Target target = Target::file;
+    Target target = s_[i_] == '>' ? Target::output_file : Target::file;
     std::size_t len = 1;
     if (at("&>>")) {
       len = 3;
+      target = Target::output_file;
     } else if (at("&>")) {
       len = 2;
+      target = Target::output_file;
     } else if (at("<<<")) {
       len = 3;  // here-string: its word is data, not an argument
     } else if (at("<<-")) {
@@ -588,8 +603,11 @@ class ShellLexer {
     } else if (at("<<")) {
       len = 2;
       target = Target::heredoc;
-    } else if (at(">>") || at(">&") || at(">|") || at("<&") || at("<>")) {
+    } else if (at(">>") || at(">|")) {
       len = 2;
+    } else if (at(">&") || at("<&") || at("<>")) {
+      len = 2;
+      target = Target::file;
     }
     i_ += len;
     target_ = target;
@@ -610,16 +628,17 @@ class ShellLexer {
         }
         const std::size_t next = nl < s_.size() ? nl + 1 : s_.size();
         if (line == h.delimiter) {
-          out_.heredocs.push_back({body, i_, h.expands});
+          out_.heredocs.push_back({body, i_, h.expands, h.writes});
           i_ = next;
           closed = true;
           break;
         }
         i_ = next;
       }
-      if (!closed) out_.heredocs.push_back({body, s_.size(), h.expands});
+      if (!closed) out_.heredocs.push_back({body, s_.size(), h.expands, h.writes});
     }
     pending_.clear();
+    first_pending_ = 0;
   }
 
   std::string_view s_;
@@ -632,6 +651,8 @@ class ShellLexer {
   std::size_t word_begin_ = 0;
   Target target_ = Target::none;
   std::vector<PendingHeredoc> pending_;
+  std::size_t first_pending_ = 0;  // the pending heredocs of the command being read start here
+  std::string output_file_;        // the command's `> FILE`, for its heredocs
   const std::function<void(SimpleCommand&)>* on_command_ = nullptr;
 };
 

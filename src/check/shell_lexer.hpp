@@ -27,6 +27,9 @@ struct Span {
   // A heredoc body whose delimiter is unquoted (<<EOF, not <<'EOF'): the shell expands it as it
   // writes it, so its \$, \` and \\ are a $, ` and \ in the text written.
   bool expands = false;
+  // The file the command holding the heredoc writes it to: `cat > cfg.yaml <<EOF`, `cat <<EOF >cfg.yaml`,
+  // `tee cfg.yaml <<EOF`; "" for any other command (a heredoc fed to a program, a script run).
+  std::string writes;
 };
 
 struct Lexed {
