@@ -724,10 +724,48 @@ def round_four_sizes(cli, work):
             remove_deep_tree(fds)
 
 
+def round_four_configs(cli, work):
+    """`--config` files a command names (issue 24): each read at most once, bounded, and nothing
+    that is not a regular file inside the checked tree is opened as one. A FIFO must not block
+    the run (it is never opened), a directory or an oversized file is the engine exiting, a link
+    out of the tree is refused as such, a config that names itself is read once."""
+    g = os.path.join(work, "r4-configs")
+    os.makedirs(g)
+    fa3 = LAUNCH + " --attention-backend fa3"
+    cls = "config files"
+
+    def one(case, folder, expect, formats=("github", "json"), most_output=None):
+        for fmt, (_, out, err) in check_formats(cli, cls, case, [folder + "/run.sh"], g, expect, formats).items():
+            if most_output is not None and len(out) + len(err) > most_output:
+                fail(f"{cls}: {case}", f"{len(out) + len(err)} bytes of output ({fmt}), more than {most_output}")
+
+    write(os.path.join(g, "fifo", "run.sh"), fa3 + " --config cfg.yaml\n")
+    os.mkfifo(os.path.join(g, "fifo", "cfg.yaml"))
+    one("a FIFO as the --config file", "fifo", {1})
+    write(os.path.join(g, "dir", "run.sh"), fa3 + " --config cfg.yaml\n")
+    os.makedirs(os.path.join(g, "dir", "cfg.yaml"))
+    one("a directory as the --config file", "dir", {1})
+    write(os.path.join(g, "zero", "run.sh"), fa3 + " --config cfg.yaml\n")
+    os.symlink("/dev/zero", os.path.join(g, "zero", "cfg.yaml"))
+    one("a link to /dev/zero as the --config file", "zero", {0})
+    write(os.path.join(g, "self", "run.sh"), fa3 + " --config cfg.yaml\n")
+    write(os.path.join(g, "self", "cfg.yaml"), "config: cfg.yaml\nattention-backend: fa3\n")
+    one("a --config file that names itself", "self", {0})
+    # Written by the script itself: a 4 MB heredoc, and 10k heredocs each followed by a command
+    # (every command keeps the files written before it, up to a bound).
+    write(os.path.join(g, "heredoc", "run.sh"), "cat > cfg.yaml <<EOF\nserved-model-name: " + "x" * (4 << 20) +
+          "\nattention-backend: flashinfr\nEOF\n" + fa3.replace(" --attention-backend fa3", "") + " --config cfg.yaml\n")
+    one("a 4 MB heredoc --config", "heredoc", {1}, formats=("github",), most_output=16 << 10)
+    write(os.path.join(g, "many", "run.sh"), ("cat > cfg.yaml <<EOF\nattention-backend: fa3\nEOF\n" + LAUNCH +
+                                              " --config cfg.yaml\n") * 10000)
+    one("10k heredoc configs and commands", "many", {0}, formats=("github",))
+
+
 def round_four(cli, work, source):
     round_four_arguments(cli, work, source)
     round_four_endings(cli, work)
     round_four_sizes(cli, work)
+    round_four_configs(cli, work)
 
 
 # The parts ctest runs as two tests, side by side: rounds one to three (their fixtures and
