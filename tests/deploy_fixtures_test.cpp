@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -629,6 +631,11 @@ TEST(ConfigForm, UnreadConfigIsVisibleNeverAnError) {
     return Error{ErrorCode::io_error, "cannot open: No such file or directory", path, {}, {}};
   };
   EXPECT_FALSE(has_rule(parse_launch_args(c, *(*profile)->grammar(c.grammar), o), "args.config", Severity::error));
+  o.read_config = [](const std::string& path, const LaunchCommand&) -> Result<std::string> {
+    return Error{ErrorCode::io_error, std::string("cannot open: ") + std::strerror(EACCES), path, {}, {}};
+  };
+  EXPECT_TRUE(has_rule(parse_launch_args(c, *(*profile)->grammar(c.grammar), o), "args.config", Severity::error))
+      << "there but unreadable: the engine cannot read it either";
   o.read_config = [](const std::string& path, const LaunchCommand&) -> Result<std::string> {
     return Error{ErrorCode::io_error, "is a directory, not a file", path, {}, {}};
   };

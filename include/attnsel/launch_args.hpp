@@ -74,6 +74,8 @@ struct ParsedArgs {
 
 // Reads the file a config flag names: (path as written, the command) -> its text, or an Error
 // (io_error when it cannot be read; invalid_argument when the caller refuses to read it there).
+// A file that is not there (read_input_file's "No such file or directory") and a refused one are
+// not read: a note, the command's flags open; any other io_error is the engine exiting.
 using ConfigFileReader = std::function<Result<std::string>(const std::string& path, const LaunchCommand& command)>;
 
 struct ParseOptions {

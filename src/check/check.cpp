@@ -9,8 +9,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
-#include <cstring>
 #include <limits>
 #include <cctype>
 #include <charconv>
@@ -25,6 +23,7 @@
 #include "check/python_values.hpp"
 #include "check/shown_value.hpp"
 #include "advisory/check_advisories.hpp"
+#include "core/read_file.hpp"
 #include "core/suggest.hpp"
 #include "render/text_util.hpp"
 
@@ -496,9 +495,7 @@ class Preparation {
         model_outside_ = true;
         return std::nullopt;
       }
-      const bool absent = e.message.find(std::strerror(ENOENT)) != std::string::npos ||
-                          e.message.find(std::strerror(ENOTDIR)) != std::string::npos;
-      if (absent) return std::nullopt;
+      if (detail::names_absent_file(e)) return std::nullopt;
       return Result<ModelTraits>(Error{e.code, e.message, config, {}, {}});
     }
     Result<ModelTraits> traits = traits_from_config(catalog_, *text, config);

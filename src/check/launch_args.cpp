@@ -27,6 +27,7 @@
 
 #include "check/python_values.hpp"
 #include "check/shown_value.hpp"
+#include "core/read_file.hpp"
 #include "core/suggest.hpp"
 
 namespace attnsel {
@@ -287,7 +288,7 @@ class Parser {
         // document's example): its flags are unknown, which is no reason to say the engine exits.
         if (text.error().code == ErrorCode::invalid_argument) {
           unread(at, path, fmt::format("not read: {}", text.error().message));
-        } else if (text.error().message.rfind("cannot open", 0) == 0) {
+        } else if (detail::names_absent_file(text.error())) {
           unread(at, path, fmt::format("not read: {} {}", path, text.error().message));
         } else {
           add("args.config", Severity::error,
@@ -308,12 +309,12 @@ class Parser {
     unread_config_ = path;
   }
 
-  // The last file of that path the text writes before the command; null when none. A relative
-  // path matches a file written under the same name in another directory only by its own name.
+  // The last file the text writes before the command under the same file name (its directory
+  // aside: `cat > /tmp/cfg.yaml` then `cd /tmp` and `--config cfg.yaml`); null when none.
   const LaunchCommand::WrittenFile* written_before(const std::string& path) const {
     auto name_of = [](std::string_view p) { return p.substr(p.rfind('/') == std::string_view::npos ? 0 : p.rfind('/') + 1); };
     for (auto it = cmd_.written.rbegin(); it != cmd_.written.rend(); ++it)
-      if (it->text && (it->path == path || name_of(it->path) == name_of(path))) return &*it;
+      if (it->text && name_of(it->path) == name_of(path)) return &*it;
     return nullptr;
   }
 

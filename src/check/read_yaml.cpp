@@ -352,8 +352,11 @@ class YamlScanner {
           hyphenated = hyphenated || k.find('-') != npos;
         }
       if (count < 2 || !hyphenated || count * 4 < keys.size() * 3) continue;
-      tie = count == best_count;
-      if (count > best_count) best = &l, best_count = count;
+      if (count == best_count) {
+        tie = true;
+      } else if (count > best_count) {
+        best = &l, best_count = count, tie = false;
+      }
     }
     if (!best || tie) return false;
     const std::size_t slash = sink_.file.find_last_of('/');

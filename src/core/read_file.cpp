@@ -66,6 +66,11 @@ Result<std::string> read_fd_bounded(int fd, std::string_view name, std::size_t l
   return io_error(fmt::format("larger than {}", describe_size(limit)), name);
 }
 
+bool names_absent_file(const Error& error) {
+  return error.code == ErrorCode::io_error && (error.message.find(std::strerror(ENOENT)) != std::string::npos ||
+                                               error.message.find(std::strerror(ENOTDIR)) != std::string::npos);
+}
+
 Result<std::string> read_file_bounded(const std::string& path, std::size_t limit, bool allow_special) {
   if (path.find('\0') != std::string::npos) return io_error("cannot open: the path contains a NUL byte", path);
   // O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one.

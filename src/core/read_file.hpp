@@ -21,6 +21,10 @@ inline constexpr std::size_t kMaxInputBytes = 64u << 20;
 Result<std::string> read_file_bounded(const std::string& path, std::size_t limit = kMaxInputBytes,
                                       bool allow_special = false);
 
+// Whether an error of read_file_bounded says the path is not there (no such file, or a path through
+// a file): a file the deployment provides later, as opposed to one that is there and unreadable.
+bool names_absent_file(const Error& error);
+
 // Everything readable from an open descriptor (stdin: fd 0), at most `limit` bytes; `name` is the
 // where of errors ("<stdin>"). Does not close fd.
 Result<std::string> read_fd_bounded(int fd, std::string_view name, std::size_t limit = kMaxInputBytes);
