@@ -375,6 +375,108 @@ std::vector<std::string_view> names_in(std::string_view text) {
   return names;
 }
 
+// What a test in an if's condition compares, in one set of values: the word's text with the
+// variables it names substituted (an array's elements joined by a space, as "${A[@]}" inside a
+// longer word is); `literal` when no part came from a default the environment may replace
+// (${X:-8}). nullopt where any part is not known.
+struct Operand {
+  std::string text;
+  bool literal = true;
+};
+std::optional<Operand> operand_of(const Word& w, const Variables& vars) {
+  Operand out;
+  const Expander expander(vars);
+  const std::string& t = w.text;
+  for (std::size_t i = 0; i < t.size();) {
+    if (t[i] == '`') return std::nullopt;
+    if (t[i] != '$') {
+      out.text += t[i++];
+      continue;
+    }
+    const std::optional<Reference> r = reference_at(t, i);
+    if (!r) return std::nullopt;
+    std::vector<ArgWord> parts;
+    if (r->all_elements) {
+      auto v = vars.find(r->name);
+      if (v == vars.end()) return std::nullopt;  // an array the file never assigned
+      parts = expander.expand_all(v->second.words);
+    } else {
+      expander.expand(ArgWord{t.substr(i, r->end - i), 0, 0, WordShape::value}, parts);
+      if (parts.size() != 1) return std::nullopt;
+    }
+    if (!expander.overflow().empty()) return std::nullopt;
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      if (parts[k].text.find_first_of("$`") != npos || out.text.size() + parts[k].text.size() > kMaxWordBytes)
+        return std::nullopt;
+      out.text += (k ? " " : "") + parts[k].text;
+      out.literal = out.literal && parts[k].shape == WordShape::literal;
+    }
+    i = r->end;
+  }
+  return out;
+}
+
+// The truth of an if's condition in one set of values, where the file decides it: one test
+// (`[ ]`, `[[ ]]` or `test`) of a string's emptiness, equality or, in [[ ]], a regular expression
+// without special characters (a substring), under any number of `!`. nullopt for anything else: a
+// word the file leaves unknown, a pattern, another test or command.
+struct Truth {
+  bool value = false;
+  bool literal = true;  // decided by what the file writes, no default the environment may replace
+};
+std::optional<Truth> truth_of(const SimpleCommand& c, const Variables& vars) {
+  std::size_t b = 0;
+  std::size_t e = c.size();
+  bool negate = false;
+  while (b < e && c[b].text == "!") negate = !negate, ++b;
+  if (b == e) return std::nullopt;
+  const std::string& open = c[b].text;
+  const bool double_bracket = open == "[[";
+  if (double_bracket || open == "[") {
+    if (c[e - 1].text != (double_bracket ? "]]" : "]")) return std::nullopt;
+    --e;
+  } else if (open != "test") {
+    return std::nullopt;
+  }
+  ++b;
+  while (b < e && c[b].text == "!") negate = !negate, ++b;
+  std::vector<Operand> ops;
+  auto take = [&](std::size_t k) {
+    std::optional<Operand> o = operand_of(c[k], vars);
+    // Unquoted in [ ] or test, a value with blanks splits into several words: another test.
+    if (o && !double_bracket && c[k].shape == WordShape::words && o->text.find_first_of(" \t\n") != npos) o.reset();
+    if (o) ops.push_back(std::move(*o));
+    return o.has_value();
+  };
+  bool value = false;
+  const std::size_t n = e - b;
+  if (n == 1) {
+    if (!take(b)) return std::nullopt;
+    value = !ops[0].text.empty();
+  } else if (n == 2 && (c[b].text == "-n" || c[b].text == "-z")) {
+    if (!take(b + 1)) return std::nullopt;
+    value = ops[0].text.empty() == (c[b].text == "-z");
+  } else if (n == 3) {
+    const std::string& op = c[b + 1].text;
+    if (op != "=" && op != "==" && op != "!=" && !(double_bracket && op == "=~")) return std::nullopt;
+    if (!take(b) || !take(b + 2)) return std::nullopt;
+    const std::string& rhs = ops[1].text;
+    if (op == "=~") {  // a regular expression of plain characters matches where it is a substring
+      if (rhs.find_first_of("\\.^$*+?()[]{}|") != npos) return std::nullopt;
+      value = ops[0].text.find(rhs) != npos;
+    } else {
+      if (double_bracket && rhs.find_first_of("*?[") != npos) return std::nullopt;  // a pattern
+      value = (ops[0].text == rhs) == (op != "!=");
+    }
+  } else {
+    return std::nullopt;
+  }
+  Truth t;
+  t.value = value != negate;
+  t.literal = std::all_of(ops.begin(), ops.end(), [](const Operand& o) { return o.literal; });
+  return t;
+}
+
 // How a script's commands are read where its variables may hold several values: an if/elif/else,
 // a case (getopts' included) or a loop assigns on some branches only. Each branch that assigns
 // gets its own set of values (the values before the branch with its assignments); a command
@@ -384,6 +486,11 @@ std::vector<std::string_view> names_in(std::string_view text) {
 // every branch assigns, the values before the construct are gone. An assignment of the user's
 // value ($OPTARG, $2) over a default the script documents keeps the default. At most kMaxBranches
 // sets: past that a finding says so, and the other branches are read with the values before them.
+// Where a top-level if's condition is one test the file decides in a set of values (truth_of), the
+// branch that holds there runs in it: its assignments change that set in place, and the branch that
+// does not hold is read there only if the test rested on a default the environment may replace
+// (`if ! [[ " ${ARGS[@]} " =~ " --model-path " ]]; then ARGS+=(--model-path ...)` adds the flag to
+// a script's defaults, never a reading without it).
 class ScriptReader {
  public:
   // `env`: the values the script starts with (a Makefile's exports, a Dockerfile's ENV); only those
@@ -454,6 +561,7 @@ class ScriptReader {
   void take(SimpleCommand command, const Place& at, const std::function<std::vector<ArgWord>(const SimpleCommand&)>& words,
             const Context& ctx, int depth, const LauncherStarts* starts, Sink& sink) {
     if (!follow_keyword(command, at, sink) || command.empty()) return;
+    if (!stack_.empty() && stack_.back().kind == Kind::conditional && stack_.back().arm < 0) decide(command);
     if (const SimpleCommand defaults = default_assignments(command); !defaults.empty()) assign(defaults, at, sink);
     if (assignments_begin(command)) {
       assign(command, at, sink);
@@ -504,7 +612,14 @@ class ScriptReader {
     bool catch_all = false;                      // an else or a *): one branch always runs
     std::size_t worlds_before = 0;               // the sets of values there were when it opened
     std::vector<std::vector<Assignment>> log;    // per branch, its assignments (top level only)
+    // A top-level if's condition per set of values that existed then (truth_of); empty where it is
+    // not one test, or the if is nested.
+    std::vector<std::optional<Truth>> holds;
+    int tests = 0;        // commands read in the condition
+    bool elif = false;    // an elif came: its own condition is not followed
+    bool in_else = false;  // the branch being read is the else
   };
+  enum class Runs { yes, no, maybe };
 
   static constexpr std::size_t kMaxBranches = 16;
   static constexpr std::size_t kMaxConstructs = 64;  // nesting followed; deeper is read as its enclosing branch
@@ -564,7 +679,10 @@ class ScriptReader {
       } else if (head == "then" || head == "do" || head == "else") {
         if (!stack_.empty()) begin_arm(head == "else");
       } else if (head == "elif") {
-        if (!stack_.empty()) stack_.back().arm = -1;  // its condition, then its `then`
+        if (!stack_.empty()) {
+          stack_.back().arm = -1;  // its condition, then its `then`
+          stack_.back().elif = true;
+        }
       } else if (head == "fi" || head == "done" || head == "esac") {
         close(at, sink);
       } else if (!stack_.empty() && stack_.back().kind == Kind::choice && is_pattern(command, at)) {
@@ -587,6 +705,7 @@ class ScriptReader {
 
   void begin_arm(bool catch_all) {
     Construct& c = stack_.back();
+    c.in_else = c.kind == Kind::conditional && catch_all;
     c.arm = next_arm_++;
     c.arms.push_back(c.arm);
     c.catch_all = c.catch_all || catch_all;
@@ -597,6 +716,28 @@ class ScriptReader {
   // `*)`) and each assigns, the sets of values from before it are gone: each earlier branch's set
   // is combined with each of this construct's branches instead. (A branch that may not run adds a
   // set of its own, the defaults with its assignments, combined with no other.)
+  // An if's condition: decided per set of values when it is one test at the top level.
+  void decide(const SimpleCommand& condition) {
+    Construct& c = stack_.back();
+    if (c.elif) return;  // not followed: runs() reads its branches by the first condition alone
+    if (stack_.size() != 1 || c.tests++ > 0) {
+      c.holds.clear();
+      return;
+    }
+    c.holds.resize(worlds_.size());
+    for (std::size_t w = 0; w < worlds_.size(); ++w) c.holds[w] = truth_of(condition, worlds_[w].vars);
+  }
+
+  // Whether the branch of `c` being read runs in set of values `w`.
+  static Runs runs(const Construct& c, std::size_t w) {
+    if (w >= c.holds.size() || !c.holds[w]) return Runs::maybe;
+    const Truth& t = *c.holds[w];
+    const Runs other = t.literal ? Runs::no : Runs::maybe;  // a default the environment may replace
+    if (c.arms.size() == 1) return t.value ? Runs::yes : other;            // then
+    if (c.in_else && !c.elif) return t.value ? other : Runs::yes;         // else
+    return t.value ? other : Runs::maybe;                                 // an elif's branch, or its else
+  }
+
   void close(const Place& at, Sink& sink) {
     if (stack_.empty()) return;
     Construct c = std::move(stack_.back());
@@ -614,6 +755,10 @@ class ScriptReader {
       return;
     }
     for (std::size_t w = 1; w < before; ++w) {
+      if (w < c.holds.size() && c.holds[w]) {  // its branch was taken in place
+        worlds_.push_back(worlds_[w]);
+        continue;
+      }
       for (const std::vector<Assignment>& branch : c.log) {
         if (branch.empty()) continue;
         worlds_.push_back(worlds_[w]);
@@ -679,6 +824,17 @@ class ScriptReader {
     }
     if (kept.empty() || !std::any_of(kept.begin(), kept.end(), [](const Word& w) { return is_assignment(w.text); }))
       return;
+    Sink* findings = &sink;  // an assignment's findings are told once, not per set of values
+    if (stack_.size() == 1 && !stack_.front().holds.empty()) {
+      // A decided if: in place where its branch runs, nowhere where it does not; a set that may
+      // take either (the defaults' included) is read as below.
+      for (std::size_t k = 0; k < stack_.front().holds.size(); ++k)
+        if (runs(stack_.front(), k) == Runs::yes) {
+          assign_in(k, kept, at, findings, false);
+          findings = nullptr;
+        }
+      if (runs(stack_.front(), 0) != Runs::maybe) return;
+    }
     std::size_t w = world_of(arm);
     if (w == npos) {
       if (!room(at, command.front(), sink)) return;
@@ -686,7 +842,7 @@ class ScriptReader {
       w = worlds_.size() - 1;
       arm_world_.emplace_back(arm, w);
     }
-    assign_in(w, kept, at, &sink, true);
+    assign_in(w, kept, at, findings, true);
     if (stack_.size() >= 1 && stack_.front().arm == arm && !stack_.front().log.empty() &&
         stack_.front().log.back().size() < kMaxLogged)
       stack_.front().log.back().push_back(Assignment{kept, at});
