@@ -510,7 +510,7 @@ TEST_F(MatrixSchema, BadFixturesItAcceptsAreLoaderCrossChecks) {
       "rewrite_cycle.json",          "rewrite_to_itself.json",  "rule_unknown_backend.json",
       "selection_backends_twice.json", "selection_unknown_backend.json", "selection_unknown_slot.json",
       "unknown_slot_prefix.json",    "only_with_unknown_slot.json", "only_with_later_slot.json",
-      "only_with_unknown_backend.json",
+      "only_with_unknown_backend.json", "split_default_unphased_slot.json", "split_default_bad_placeholder.json",
   };
   const std::string dir = std::string(ATTNSEL_TESTS_DIR) + "/fixtures/matrices/bad";
   if (!std::filesystem::is_directory(dir)) GTEST_SKIP() << dir << " is absent";

@@ -96,7 +96,7 @@ struct Condition {
     f_spec_mode = 1u << 20, f_radix_cache = 1u << 21, f_kv_dtype_explicit = 1u << 22, f_dtype = 1u << 23,
     f_installed = 1u << 24, f_architecture = 1u << 25, f_kv_heads = 1u << 26, f_head_dim = 1u << 27,
     f_config_has = 1u << 28, f_config_lacks = 1u << 29, f_kv_dtype_written = 1u << 30, f_phase_flag = 1u << 31,
-    f_heads_per_rank = 1ull << 32,
+    f_heads_per_rank = 1ull << 32, f_replaced = 1ull << 33,
   };
   std::uint64_t fields = 0;  // which of the fields below are set (including nested ones, see uses())
 
@@ -114,6 +114,10 @@ struct Condition {
        kv_dtype_explicit = false;
   // The candidate was named with its phase's own flag (--prefill-attention-backend), not the slot's joint one.
   bool phase_flag = false;
+  // The candidate runs because the engine replaced another backend by a rule that sets `backend`
+  // (SGLang's fa3 -> triton for fp8_e5m2), not because it was named or chosen: a check the engine
+  // makes before that replacement tests `replaced: false`.
+  bool replaced = false;
   Phase spec_mode = Phase::prefill;
   std::vector<std::string> family;
   std::vector<std::string> architecture;  // the model's architecture is one of these
@@ -193,6 +197,10 @@ struct Slot {
   std::optional<SlotId> only_with_slot;
   std::vector<BackendId> only_with;
   std::string source;
+  // SGLang: with the phases named apart, the joint flag still gets the engine's automatic choice,
+  // and that backend's page-size rewrite applies though no phase runs it (server_args.py
+  // _handle_attention_backend_compatibility). The finding told when it changes the page size.
+  std::optional<RuleInfo> split_default;
 };
 
 // A parameter of a backend's --attention-backend-config.

@@ -41,6 +41,7 @@ bool has(BackendSet set, BackendId id) { return id != kNoBackend && set.test(id)
     case Condition::f_page_size_explicit: return ctx.page_size_explicit == c.page_size_explicit;
     case Condition::f_backend_explicit: return ctx.backend_explicit == c.backend_explicit;
     case Condition::f_phase_flag: return ctx.phase_flag == c.phase_flag;
+    case Condition::f_replaced: return ctx.replaced == c.replaced;
     case Condition::f_sliding_window: return req.model.sliding_window == c.sliding_window;
     case Condition::f_multimodal: return req.model.multimodal == c.multimodal;
     case Condition::f_attention_sinks: return req.model.attention_sinks == c.attention_sinks;

@@ -17,6 +17,7 @@ struct EvalContext {
   int phase = -1;
   bool backend_explicit = false;
   bool phase_flag = false;  // named with the phase's own flag, not the slot's joint one
+  bool replaced = false;    // put in by another backend's rewrite (Condition::replaced)
   BackendId prefill = kNoBackend;  // plan scope
   BackendId decode = kNoBackend;
   bool radix_cache = true;

@@ -108,6 +108,10 @@ class Engine {
     base_.page_size_explicit = request.page_size.has_value();
     base_.radix_cache = !request.disable_radix_cache;
     for (int f = 0; f < kFeatureCount; ++f) feature_rules_[static_cast<std::size_t>(f)] = m_.feature_rule(static_cast<Feature>(f));
+    uses_replaced_ = std::any_of(m_.rules().begin(), m_.rules().end(), [](const Rule& r) {
+      const Condition& w = r.when;
+      return ((w.all.empty() && w.any.empty() && w.none.empty() ? w.fields : w.uses()) & Condition::f_replaced) != 0;
+    });
   }
 
   std::optional<Error> run() {
@@ -272,14 +276,19 @@ class Engine {
 
   // ---- judging candidates ----
 
-  Verdict& judge(BackendId b, int phase) {
-    if (Verdict* judged = verdicts_.find(b, phase)) return *judged;
-    Verdict& v = verdicts_.add(b, phase);
+  // `replaced`: b runs as another backend's replacement (Condition::replaced); judged apart only
+  // where some rule of the matrix asks.
+  Verdict& judge(BackendId b, int phase, bool replaced = false) {
+    replaced = replaced && uses_replaced_;
+    VerdictTable& table = replaced ? replacement_verdicts_ : verdicts_;
+    if (Verdict* judged = table.find(b, phase)) return *judged;
+    Verdict& v = table.add(b, phase);
     v.evaluated = true;
     const SlotId s = m_.backend(b).slot;
     EvalContext ctx = base_;
     ctx.backend = b;
     ctx.phase = phase;
+    ctx.replaced = replaced;
     ctx.backend_explicit = explicit_[s][static_cast<std::size_t>(phase)] == b;
     ctx.phase_flag = ctx.backend_explicit && phase_flag_[s][static_cast<std::size_t>(phase)];
     judge_into(v, b, phase, ctx);
@@ -423,7 +432,18 @@ class Engine {
     const Verdict& v = judge(b, phase);
     return v.redirect != kNoBackend ? v.redirect : b;
   }
-  bool usable(BackendId b, int phase) { return !judge(b, phase).ignored_by && judge(runs(b, phase), phase).valid; }
+  // The verdict of the backend that runs for b: its own, or its replacement's.
+  Verdict& judge_running(BackendId b, int phase) {
+    const BackendId r = runs(b, phase);
+    return judge(r, phase, r != b);
+  }
+  bool usable(BackendId b, int phase) { return !judge(b, phase).ignored_by && judge_running(b, phase).valid; }
+  // A chosen backend's verdict: as a replacement where a rewrite put it in.
+  bool is_replacement(const PhaseChoice& c, int phase) {
+    return uses_replaced_ && c.origin == ChoiceOrigin::rewritten && c.requested != kNoBackend &&
+           c.requested != c.backend && judge(c.requested, phase).redirect == c.backend;
+  }
+  Verdict& judge_choice(const PhaseChoice& c, int phase) { return judge(c.backend, phase, is_replacement(c, phase)); }
 
   // ---- choosing ----
 
@@ -547,11 +567,12 @@ class Engine {
     if (s != 0) return true;  // plan rules read the first slot's backends
     EvalContext ctx = base_;
     BackendId chosen[kPhaseCount] = {plan.phase[0].backend, plan.phase[1].backend};
-    for (int p : phases) chosen[p] = runs(candidate, p);
+    bool filled[kPhaseCount] = {};
+    for (int p : phases) chosen[p] = runs(candidate, p), filled[p] = true;
     ctx.prefill = chosen[0];
     ctx.decode = chosen[1];
     for (int p = 0; p < kPhaseCount; ++p) {
-      const Verdict& v = judge(chosen[p] == kNoBackend ? candidate : chosen[p], p);
+      const Verdict& v = filled[p] || chosen[p] == kNoBackend ? judge_running(candidate, p) : judge_choice(plan.phase[p], p);
       if (v.page_rule) ctx.page_size = v.page_size;  // the size SGLang will force
     }
     bool allowed = true;
@@ -584,7 +605,7 @@ class Engine {
     const RuleInfo* page = &m_.builtin(BuiltinRule::page_size);
     for (int p : phases) {
       if (judge(candidate, p).ignored_by) return false;
-      const Verdict& v = judge(runs(candidate, p), p);
+      const Verdict& v = judge_running(candidate, p);
       if (v.valid) continue;
       if (std::any_of(v.findings.begin(), v.findings.end(),
                       [&](const Finding& f) { return f.severity == Severity::error && f.rule != page; }))
@@ -688,7 +709,7 @@ class Engine {
 
   // ---- plan rules and the page size ----
 
-  EvalContext plan_context(int phase) const {
+  EvalContext plan_context(int phase) {
     EvalContext ctx = base_;
     ctx.prefill = out_.slots.front().phase[0].backend;
     ctx.decode = out_.slots.front().phase[1].backend;
@@ -696,6 +717,7 @@ class Engine {
     ctx.backend = phase >= 0 ? out_.slots.front().phase[phase].backend : kNoBackend;
     ctx.backend_explicit = phase >= 0 && out_.slots.front().phase[phase].origin == ChoiceOrigin::explicit_flag;
     ctx.phase_flag = ctx.backend_explicit && phase_flag_[0][static_cast<std::size_t>(phase)];
+    ctx.replaced = phase >= 0 && is_replacement(out_.slots.front().phase[phase], phase);
     ctx.page_size = out_.page.page_size;
     return ctx;
   }
@@ -729,13 +751,49 @@ class Engine {
     out_.radix_cache = base_.radix_cache;
   }
 
+  // Slot::split_default: with both phases named apart by their own flags, the backend SGLang
+  // still puts in the joint flag (its first selection entry that holds, else the slot's default),
+  // where no phase runs it already; kNoBackend otherwise.
+  BackendId split_default(const SlotPlan& sp) const {
+    const Slot& slot = m_.slot(sp.slot);
+    const auto& named = explicit_[sp.slot];
+    const auto& own_flag = phase_flag_[sp.slot];
+    if (!slot.split_default || named[0] == kNoBackend || named[1] == kNoBackend || named[0] == named[1] ||
+        !own_flag[0] || !own_flag[1])
+      return kNoBackend;
+    BackendId choice = slot.sglang_default.value_or(kNoBackend);
+    for (const auto& entry : m_.selection())
+      if (entry.slot == sp.slot && entry.phases.contains(Phase::prefill) && entry.phases.contains(Phase::decode) &&
+          matches(entry.when, base_)) {
+        choice = entry.backend;
+        break;
+      }
+    if (choice == sp.phase[0].backend || choice == sp.phase[1].backend) return kNoBackend;
+    return choice;
+  }
+
   void plan_page_size() {
     detail::PageInputs inputs;
+    // The joint flag's backend of a split slot first: its rewrite applies before the phases' own.
+    const RuleInfo* split_rule = nullptr;
+    BackendId split = kNoBackend;
+    for (const auto& sp : out_.slots) {
+      const BackendId b = split_default(sp);
+      if (b == kNoBackend) continue;
+      for (int p = 0; p < kPhaseCount && !split_rule; ++p) {
+        const Verdict& v = judge(b, p);
+        if (!v.cell || !v.page_rule) continue;
+        inputs.push_back({b, static_cast<Phase>(p), v.cell, v.page_size, &v.page_rule->info, /*runs=*/false});
+        split_rule = &v.page_rule->info;
+        split = b;
+      }
+      if (split_rule) break;
+    }
     for (const auto& sp : out_.slots)
       for (int p = 0; p < kPhaseCount; ++p) {
         BackendId b = sp.phase[p].backend;
         if (b == kNoBackend) continue;
-        const Verdict& v = judge(b, p);
+        const Verdict& v = judge_choice(sp.phase[p], p);
         if (!v.cell) continue;
         inputs.push_back({b, static_cast<Phase>(p), v.cell, v.page_rule ? v.page_size : std::optional<int>{},
                           v.page_rule ? &v.page_rule->info : nullptr});
@@ -745,6 +803,14 @@ class Engine {
                                         findings, m_.builtin(BuiltinRule::page_conflict),
                                         m_.builtin(BuiltinRule::page_rewrite_conflict));
     for (const auto& f : findings) add(f);
+    if (split_rule && out_.page.rewrite_rule == split_rule) {
+      const Slot& slot = m_.slot(m_.backend(split).slot);
+      Finding f = finding(*slot.split_default, slot.split_default->severity, split, -1);
+      f.from = out_.request.page_size.value_or(m_.default_page_size());
+      f.to = out_.page.page_size;
+      f.values = Finding::Values::page_size;
+      add(f);
+    }
     out_.trace.push_back({TraceStep::Kind::page, 0, -1, kNoBackend, out_.page.rewrite_rule});
   }
 
@@ -783,7 +849,7 @@ class Engine {
     const BackendId attention = plan.phase[0].backend;
     if (attention == kNoBackend) return;
     std::optional<int> kernel_alignment;
-    if (const Verdict* v = verdicts_.find(attention, 0); v && v->cell)
+    if (const Verdict* v = &judge_choice(plan.phase[0], 0); v->cell)
       kernel_alignment = detail::smallest_kernel_block(v->cell->page_size);
     EvalContext ctx = base_;
     ctx.backend = attention;
@@ -819,7 +885,8 @@ class Engine {
       for (int p = 0; p < kPhaseCount; ++p) {
         BackendId b = sp.phase[p].backend;
         if (b == kNoBackend) continue;
-        Verdict& v = judge(b, p);
+        const bool replaced = is_replacement(sp.phase[p], p);
+        Verdict& v = judge(b, p, replaced);
         Verdict again;
         again.evaluated = true;
         EvalContext ctx = base_;
@@ -828,6 +895,7 @@ class Engine {
         ctx.backend_explicit = sp.phase[p].origin == ChoiceOrigin::explicit_flag;
         ctx.phase_flag = ctx.backend_explicit && phase_flag_[sp.slot][static_cast<std::size_t>(p)];
         ctx.page_size_explicit = true;  // the plan states it on the command line
+        ctx.replaced = replaced && uses_replaced_;
         judge_into(again, b, p, ctx);
         // The plan's size is not the user's: rewrites of it are plan facts (page.*), not warnings.
         again.findings.erase(std::remove_if(again.findings.begin(), again.findings.end(),
@@ -857,7 +925,7 @@ class Engine {
           for (const auto& f : judge(c.requested, p).findings) add_once(f);
         }
         chosen.emplace_back(c.backend, p);
-        for (const auto& f : judge(c.backend, p).findings) add_once(f);
+        for (const auto& f : judge_choice(c, p).findings) add_once(f);
       }
     if (rejections_) {
       report_rejection_rules(chosen);
@@ -950,6 +1018,8 @@ class Engine {
   SmallVector<std::array<bool, kPhaseCount>, 4> phase_flag_;  // explicit_ named with the phase's own flag
   std::uint32_t planned_ = 0;  // bit s: slot s is planned (its kind has it and it runs with the plan)
   VerdictTable verdicts_;
+  VerdictTable replacement_verdicts_;  // backends judged as another's replacement (judge's `replaced`)
+  bool uses_replaced_ = false;         // some rule tests Condition::replaced
   std::array<const FeatureRule*, kFeatureCount> feature_rules_{};  // by Feature; null where the matrix has none
   static constexpr std::int8_t kUnknown = -1;
   SmallVector<std::int8_t, 32> plan_per_phase_;  // by position in rules_in(RuleScope::plan); kUnknown until needed

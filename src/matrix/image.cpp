@@ -197,7 +197,7 @@ void io(A& a, Condition& c) {
          c.kv_dtype, c.dtype, c.installed, c.cc, c.cuda, c.topk, c.page_size, c.hybrid, c.page_size_explicit,
          c.backend_explicit, c.sliding_window, c.multimodal, c.attention_sinks, c.deterministic, c.radix_cache,
          c.kv_dtype_explicit, c.spec_mode, c.family, c.architecture, c.kv_heads, c.head_dim, c.heads_per_rank, c.config_has, c.config_lacks,
-         c.kv_dtype_written, c.phase_flag, c.all, c.any, c.none);
+         c.kv_dtype_written, c.phase_flag, c.replaced, c.all, c.any, c.none);
 }
 template <class A> void io(A& a, PageSupport& p) { fields(a, p.mode, p.sizes, p.multiple_of); }
 template <class A>
@@ -208,7 +208,7 @@ void io(A& a, Cell& c) {
 template <class A>
 void io(A& a, Slot& s) {
   fields(a, s.name, s.title, s.kinds, s.joint, s.phased, s.flag, s.prefill_flag, s.decode_flag, s.flag_aliases,
-         s.sglang_default, s.only_with_slot, s.only_with, s.source);
+         s.sglang_default, s.only_with_slot, s.only_with, s.source, s.split_default);
 }
 template <class A>
 void io(A& a, ConfigParam& p) {
@@ -305,7 +305,7 @@ ATTNSEL_IMAGE_FIELDS(IntMatch, 48);
 ATTNSEL_IMAGE_FIELDS(Condition, 616);
 ATTNSEL_IMAGE_FIELDS(PageSupport, 40);
 ATTNSEL_IMAGE_FIELDS(Cell, 288);
-ATTNSEL_IMAGE_FIELDS(Slot, 256);
+ATTNSEL_IMAGE_FIELDS(Slot, 432);
 ATTNSEL_IMAGE_FIELDS(ConfigParam, 136);
 ATTNSEL_IMAGE_FIELDS(Backend, 272);
 ATTNSEL_IMAGE_FIELDS(Effect, 32);

@@ -286,6 +286,7 @@ class MatrixBuilder {
     if (auto v = take("backend_explicit", Condition::f_backend_explicit))
       c.backend_explicit = boolean(*v, r.child("backend_explicit"));
     if (auto v = take("phase_flag", Condition::f_phase_flag)) c.phase_flag = boolean(*v, r.child("phase_flag"));
+    if (auto v = take("replaced", Condition::f_replaced)) c.replaced = boolean(*v, r.child("replaced"));
     if (auto v = take("kv_dtype_explicit", Condition::f_kv_dtype_explicit))
       c.kv_dtype_explicit = boolean(*v, r.child("kv_dtype_explicit"));
     if (auto v = take("sliding_window", Condition::f_sliding_window)) c.sliding_window = boolean(*v, r.child("sliding_window"));
@@ -335,8 +336,8 @@ class MatrixBuilder {
     r.finish();
 
     const std::uint64_t used = c.uses();
-    const std::uint32_t candidate =
-        Condition::f_backend | Condition::f_phase | Condition::f_backend_explicit | Condition::f_phase_flag;
+    const std::uint64_t candidate = Condition::f_backend | Condition::f_phase | Condition::f_backend_explicit |
+                                    Condition::f_phase_flag | Condition::f_replaced;
     // radix_cache is known in every scope: the user's flag after the request-scope rules so far
     // (plan rules may turn it off later, which only plan-scope conditions see).
     const std::uint64_t plan = Condition::f_prefill_backend | Condition::f_decode_backend | Condition::f_any_backend |
@@ -421,6 +422,12 @@ class MatrixBuilder {
       s.flag_aliases = r.strings("flag_aliases");
       if (r.has("default")) pending_slot_defaults_.emplace_back(static_cast<SlotId>(m_.slots_.size()), r.string("default"), r.child("default"));
       if (const json* with = r.get("only_with")) read_only_with(*with, r.child("only_with"), s);
+      if (const json* split = r.get("split_default")) {
+        if (!s.phased || !s.joint) fail(r.child("split_default"), "only a joint slot with phases has a default for its phases named apart");
+        ObjectReader sr(*split, r.child("split_default"));
+        s.split_default = rule_info(sr, true);
+        sr.finish();
+      }
       s.source = required_source(r);
       r.finish();
       m_.slots_.push_back(std::move(s));

@@ -7,13 +7,13 @@ namespace attnsel::detail {
 namespace {
 
 bool allowed_by_all(const PageInputs& inputs, int size) {
-  return std::all_of(inputs.begin(), inputs.end(), [&](const PageInput& in) { return in.cell->page_size.allows(size); });
+  return std::all_of(inputs.begin(), inputs.end(), [&](const PageInput& in) { return !in.runs || in.cell->page_size.allows(size); });
 }
 
 // A size some backend is documented to run best with, if every backend accepts it.
 std::optional<int> preferred(const PageInputs& inputs) {
   for (const auto& in : inputs)
-    if (in.cell->preferred_page_size && allowed_by_all(inputs, *in.cell->preferred_page_size))
+    if (in.runs && in.cell->preferred_page_size && allowed_by_all(inputs, *in.cell->preferred_page_size))
       return in.cell->preferred_page_size;
   return std::nullopt;
 }
@@ -22,7 +22,8 @@ std::optional<int> preferred(const PageInputs& inputs) {
 // they all allow (sizes are sorted), else the least common multiple of the backends' multiples;
 // nullopt when none exists. 1 when nothing constrains the size.
 std::optional<int> smallest_common(const PageInputs& inputs) {
-  auto fixed = std::find_if(inputs.begin(), inputs.end(), [](const PageInput& in) { return in.cell->page_size.mode == PageMode::fixed; });
+  auto fixed = std::find_if(inputs.begin(), inputs.end(),
+                            [](const PageInput& in) { return in.runs && in.cell->page_size.mode == PageMode::fixed; });
   if (fixed != inputs.end()) {
     for (int size : fixed->cell->page_size.sizes)
       if (allowed_by_all(inputs, size)) return size;
@@ -30,7 +31,7 @@ std::optional<int> smallest_common(const PageInputs& inputs) {
   }
   long long lcm = 1;
   for (const auto& in : inputs) {
-    if (in.cell->page_size.mode != PageMode::multiple) continue;
+    if (!in.runs || in.cell->page_size.mode != PageMode::multiple) continue;
     lcm = std::lcm(lcm, static_cast<long long>(in.cell->page_size.multiple_of));
     if (lcm > (1 << 20)) return std::nullopt;
   }
@@ -44,13 +45,14 @@ PagePlan solve_page_plan(const PageInputs& inputs, std::optional<int> requested,
                          const RuleInfo& rewrite_conflict_rule) {
   PagePlan plan;
   plan.requested = requested;
-  for (const auto& in : inputs) plan.constraints.push_back({in.backend, in.phase, &in.cell->page_size});
+  for (const auto& in : inputs)
+    if (in.runs) plan.constraints.push_back({in.backend, in.phase, &in.cell->page_size});
 
   // What SGLang itself ends up with: its forced sizes (applied in order, the last wins), else the request, else 1.
   const PageInput* forced = nullptr;
   for (const auto& in : inputs) {
     if (!in.forced) continue;
-    if (forced && *forced->forced != *in.forced) {
+    if (forced && forced->runs && *forced->forced != *in.forced) {
       Finding f;
       f.rule = &rewrite_conflict_rule;
       f.severity = Severity::error;

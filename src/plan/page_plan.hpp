@@ -17,6 +17,9 @@ struct PageInput {
   const Cell* cell = nullptr;
   std::optional<int> forced;           // the size SGLang forces for this backend, if it does
   const RuleInfo* forced_by = nullptr;
+  // False for a backend no phase runs whose rewrite still applies (Slot::split_default): its size
+  // is forced first, and neither its cell nor a later phase's different size conflicts with it.
+  bool runs = true;
 };
 using PageInputs = SmallVector<PageInput, 6>;  // one per chosen backend and phase
 

@@ -183,6 +183,7 @@ json condition_json(const Condition& c, const Matrix& m) {
   if (c.fields & Condition::f_page_size_explicit) j["page_size_explicit"] = c.page_size_explicit;
   if (c.fields & Condition::f_backend_explicit) j["backend_explicit"] = c.backend_explicit;
   if (c.fields & Condition::f_phase_flag) j["phase_flag"] = c.phase_flag;
+  if (c.fields & Condition::f_replaced) j["replaced"] = c.replaced;
   if (c.fields & Condition::f_kv_dtype_explicit) j["kv_dtype_explicit"] = c.kv_dtype_explicit;
   if (c.fields & Condition::f_sliding_window) j["sliding_window"] = c.sliding_window;
   if (c.fields & Condition::f_multimodal) j["multimodal"] = c.multimodal;

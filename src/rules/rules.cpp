@@ -234,8 +234,12 @@ const json* defining_entry(const std::string& file, const std::string& section, 
     if (!doc.is_object()) return nullptr;
     const json* list = doc.contains(section) ? &doc[section] : nullptr;
     if (list && list->is_array()) {
-      for (const json& e : *list)
+      for (const json& e : *list) {
         if (e.is_object() && e.value("id", std::string()) == id) return defined_in = at, &e;
+        // A rule inside a slot (slots[].split_default).
+        const json* split = e.is_object() && e.contains("split_default") ? &e["split_default"] : nullptr;
+        if (split && split->is_object() && split->value("id", std::string()) == id) return defined_in = at, split;
+      }
     } else if (list && list->is_object()) {
       for (const auto& entry : list->items())
         if (entry.value().is_object() && entry.value().value("id", std::string()) == id) return defined_in = at, &entry.value();
@@ -278,6 +282,8 @@ Result<std::map<std::string, std::vector<Occurrence>>> matrix_occurrences() {
       if (const FeatureRule* fr = m.feature_rule(static_cast<Feature>(f))) add(RuleOrigin::feature, fr->info, "features", false);
     for (const SelectionEntry& s : m.selection()) add(RuleOrigin::selection, s.info, "selection", false);
     if (const auto& hybrid = m.hybrid_page()) add(RuleOrigin::matrix, hybrid->info, "matrix", false);
+    for (const Slot& slot : m.slots())
+      if (slot.split_default) add(RuleOrigin::matrix, *slot.split_default, "slots", false);
   }
   return by_id;
 }
