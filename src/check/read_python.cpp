@@ -122,6 +122,20 @@ std::string fstring_as_shell(std::string_view text, const Constants& constants) 
   return out;
 }
 
+// A decimal integer literal (8, 1_000) as str() writes it; nullopt for anything else.
+std::optional<std::string> int_literal(std::string_view t) {
+  std::string digits;
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    if (t[k] >= '0' && t[k] <= '9') {
+      digits += t[k];
+    } else if (t[k] != '_' || k == 0 || k + 1 == t.size() || t[k + 1] == '_') {
+      return std::nullopt;
+    }
+  }
+  if (digits.empty() || digits.size() > 18 || (digits.size() > 1 && digits[0] == '0')) return std::nullopt;
+  return digits;
+}
+
 class PythonScanner {
  public:
   PythonScanner(std::string_view text, Sink& sink) : src_(source_of(text, 1)), sink_(sink), toks_(tokenize(text)) {}
@@ -247,11 +261,17 @@ class PythonScanner {
       if (at_statement && toks_[i + 2].kind == Token::Kind::string &&
           (i + 3 >= toks_.size() || toks_[i + 3].line > toks_[i + 2].line)) {
         if (!toks_[i + 2].fstring && constants_.size() < 4096) constants_[toks_[i].text] = Constant{toks_[i + 2].text, WordShape::literal};
+      } else if (at_statement && name(i + 2) && (i + 3 >= toks_.size() || toks_[i + 3].line > toks_[i + 2].line) &&
+                 int_literal(toks_[i + 2].text)) {
+        // TP = 8: an integer literal, as f"{TP}" writes it (1_000 is 1000).
+        if (constants_.size() < 4096) constants_[toks_[i].text] = Constant{*int_literal(toks_[i + 2].text), WordShape::literal};
       } else if (at_statement && name(i + 2) &&
                  (toks_[i + 2].text == "os.environ.get" || toks_[i + 2].text == "os.getenv") && op(i + 3, '(') &&
                  i + 7 < toks_.size() && toks_[i + 4].kind == Token::Kind::string && op(i + 5, ',') &&
                  toks_[i + 6].kind == Token::Kind::string && op(i + 7, ')')) {
         if (constants_.size() < 4096) constants_[toks_[i].text] = Constant{toks_[i + 6].text, WordShape::value};
+      } else if (at_statement) {
+        constants_.erase(toks_[i].text);  // rebound to what the file does not say (a call, an expression)
       }
     }
     // NAME = [ ... ]   NAME += [ ... ]   NAME.extend([ ... ])   NAME.append(x)
