@@ -1,8 +1,13 @@
-"""Builds attnsel._attnsel with the project's CMake build (pyproject.toml has the metadata).
+"""Builds attnsel._attnsel and the attnsel command with the project's CMake build (pyproject.toml
+has the metadata); the wheel carries both, the command as attnsel/bin/attnsel, run by the `attnsel`
+entry point and `python -m attnsel`.
 
-Only the library and the module are built (no CLI, no tests), for the running interpreter, in
-setuptools' build directory. CMAKE_BUILD_PARALLEL_LEVEL sets the parallelism (default: all
-cores); ATTNSEL_CMAKE_ARGS adds options ("-DATTNSEL_WITH_YAML=OFF").
+Only the library, the module and the CLI are built (no tests), for the running interpreter, in
+setuptools' build directory, with CMake's progress on stderr. CMAKE_BUILD_PARALLEL_LEVEL sets the
+parallelism (default: all cores); ATTNSEL_CMAKE_ARGS adds options ("-DATTNSEL_WITH_YAML=OFF").
+ATTNSEL_PREBUILT_DIR names a CMake build directory that already has both (python/attnsel/_attnsel*
+and tools/attnsel/attnsel, built for this interpreter): they are packaged as they are, nothing is
+compiled.
 """
 import os
 import re
@@ -26,8 +31,30 @@ def project_version() -> str:
     return match.group(1)
 
 
+def log(message: str) -> None:
+    print(f"attnsel setup.py: {message}", file=sys.stderr, flush=True)
+
+
 class CMakeBuild(build_ext):
     def build_extension(self, ext: Extension) -> None:
+        prebuilt = os.environ.get("ATTNSEL_PREBUILT_DIR")
+        build = Path(prebuilt).resolve() if prebuilt else self.cmake_build()
+        modules = sorted((build / "python" / "attnsel").glob("_attnsel*"))
+        cli = build / "tools" / "attnsel" / "attnsel"
+        if not modules:
+            raise RuntimeError(f"no _attnsel module in {build / 'python' / 'attnsel'}")
+        if not cli.is_file():
+            raise RuntimeError(f"no attnsel command at {cli}")
+        target = Path(self.get_ext_fullpath(ext.name))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(modules[0], target)
+        command = target.parent / "bin" / "attnsel"
+        command.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(cli, command)
+        command.chmod(0o755)
+        log(f"packaged {modules[0].name} and the attnsel command from {build}")
+
+    def cmake_build(self) -> Path:
         cmake = shutil.which("cmake")
         if cmake is None:
             raise RuntimeError("cmake is needed to build attnsel (apt-get install cmake)")
@@ -36,7 +63,7 @@ class CMakeBuild(build_ext):
         configure = [
             cmake, "-S", str(ROOT), "-B", str(build),
             "-DCMAKE_BUILD_TYPE=Release",
-            "-DATTNSEL_BUILD_TESTS=OFF", "-DATTNSEL_BUILD_TOOLS=OFF", "-DATTNSEL_INSTALL=OFF",
+            "-DATTNSEL_BUILD_TESTS=OFF", "-DATTNSEL_BUILD_TOOLS=ON", "-DATTNSEL_INSTALL=OFF",
             "-DATTNSEL_BUILD_PYTHON=ON",
             f"-DPython3_EXECUTABLE={sys.executable}",
             *shlex.split(os.environ.get("ATTNSEL_CMAKE_ARGS", "")),
@@ -47,14 +74,13 @@ class CMakeBuild(build_ext):
         except ImportError:
             pass  # CMake may still find pybind11-dev's package
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or str(os.cpu_count() or 1)
-        subprocess.run(configure, check=True)
-        subprocess.run([cmake, "--build", str(build), "--target", "attnsel_python", "-j", jobs], check=True)
-        built = sorted((build / "python" / "attnsel").glob("_attnsel*"))
-        if not built:
-            raise RuntimeError(f"the build made no _attnsel module in {build / 'python' / 'attnsel'}")
-        target = Path(self.get_ext_fullpath(ext.name))
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(built[0], target)
+        log(f"configuring in {build}")
+        # pip hides a build's stdout unless -v: CMake's progress goes to stderr, which it shows.
+        subprocess.run(configure, check=True, stdout=sys.stderr)
+        log(f"building the module and the attnsel command with {jobs} jobs (a few minutes on 2 cores)")
+        subprocess.run([cmake, "--build", str(build), "--target", "attnsel_python", "attnsel_cli", "-j", jobs],
+                       check=True, stdout=sys.stderr)
+        return build
 
 
 # setuptools' build directory and egg-info, apart from CMake's build/ and the sources.
