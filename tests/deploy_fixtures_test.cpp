@@ -78,6 +78,9 @@ json actual_of(const std::string& rel) {
     cj["nonliteral"] = nonliteral;
     // Where the file's settings and branches reach this command only (absent when they do not).
     if (!c.branch.empty()) cj["branch"] = c.branch;
+    if (c.capability)  // a branch taken by the GPU's compute capability
+      cj["capability"] = (c.capability->equal ? "== " : "!= ") + c.capability->value + " (line " +
+                         std::to_string(c.capability->line) + ")";
     json environment = json::array();
     for (const LaunchCommand::EnvSetting& e : c.environment)
       environment.push_back(e.name + "=" + e.value + " @" + std::to_string(e.line));
@@ -432,6 +435,33 @@ TEST(ReadAsRun, InlineEnvironmentStaysWithItsCommand) {
 }
 
 // Every finding of a command read on a branch says which branch, in every format.
+// A script that branches on nvidia-smi's compute capability (the Llama 3.3 recipe): each reading is
+// judged on the GPUs that take its branch; one no target takes is told on stderr, not judged.
+TEST(CheckCli, ABranchOnComputeCapabilityIsJudgedOnItsGpus) {
+  if (std::string(ATTNSEL_CLI).empty()) GTEST_SKIP() << "no CLI in this build";
+  const std::string recipe = "'" + kDir + "docs/llama33_recipe.md'";
+  auto [rc, js] = run_cli("check --gpu sm90,B200 --format json " + recipe + " 2>/dev/null");
+  const json both = json::parse(js).at("results");
+  ASSERT_EQ(both.size(), 2u) << js;
+  EXPECT_NE(both[0]["command"].get<std::string>().find("Instruct-FP4"), std::string::npos) << js;
+  EXPECT_EQ(both[0]["gpu"], "B200") << js;
+  EXPECT_NE(both[1]["command"].get<std::string>().find("Instruct-FP8"), std::string::npos) << js;
+  EXPECT_EQ(both[1]["gpu"], "sm90") << js;
+  auto [rc90, js90] = run_cli("check --gpu sm90 --format json " + recipe + " 2>/dev/null");
+  const json hopper = json::parse(js90).at("results");
+  ASSERT_EQ(hopper.size(), 1u) << js90;
+  EXPECT_NE(hopper[0]["command"].get<std::string>().find("Instruct-FP8"), std::string::npos) << js90;
+  auto [rct, text] = run_cli("check --gpu sm90 " + recipe);
+  EXPECT_EQ(rct, rc90) << text;
+  EXPECT_NE(text.find("branch for GPUs of compute capability 10.0 (the test at line 49); sm90 holds none"),
+            std::string::npos)
+      << text;
+  auto [rcb, jsb] = run_cli("check --gpu B200 --format json " + recipe + " 2>/dev/null");
+  const json blackwell = json::parse(jsb).at("results");
+  ASSERT_EQ(blackwell.size(), 1u) << jsb;
+  EXPECT_NE(blackwell[0]["command"].get<std::string>().find("Instruct-FP4"), std::string::npos) << jsb;
+}
+
 TEST(CheckCli, FindingsNameTheirBranch) {
   if (std::string(ATTNSEL_CLI).empty()) GTEST_SKIP() << "no CLI in this build";
   const std::string script = "/tmp/attnsel_branch_test_" + std::to_string(::getpid()) + ".sh";

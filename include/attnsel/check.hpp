@@ -68,6 +68,15 @@ ATTNSEL_API CommandScope command_scope(const FileContext& context, const LaunchC
 ATTNSEL_API std::vector<CheckTarget> scoped_targets(const std::vector<CheckTarget>& targets, const CommandScope& scope,
                                                     const std::string& file, const std::string& given_from = "--gpu");
 
+// The targets a reading of a branch the script takes by the GPU's compute capability runs on
+// (LaunchCommand::capability): those whose capability agrees, or is unknown; all of them for any
+// other reading.
+ATTNSEL_API std::vector<CheckTarget> capability_targets(const std::vector<CheckTarget>& targets,
+                                                        const LaunchCommand& command);
+// Why such a reading has no target left: the capability its branch needs or excludes, the test's
+// line, and the targets it was given.
+ATTNSEL_API std::string capability_message(const LaunchCommand& command, const std::vector<CheckTarget>& targets);
+
 // Why a command has no target left after scoped_targets, and how to check it: the platform it runs
 // on and where that is said; the targets it was given (`given_from`, or the GPUs the file names).
 ATTNSEL_API std::string unscoped_message(const CommandScope& scope, const std::vector<CheckTarget>& targets,

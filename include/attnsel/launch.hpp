@@ -54,6 +54,20 @@ struct LaunchCommand {
   // of values: the branch assignments its words use, "KV=fp8_e4m3 (line 3)"; "" for the script's
   // defaults and for a command read once.
   std::string branch;
+  // The reading of a branch the script takes by the GPU's compute capability
+  // (`CC=$(nvidia-smi --query-gpu=compute_cap ...)`, then `if [ "$CC" = "10.0" ]`): the capability
+  // the branch needs (`equal`) or excludes, and the line of the test. Judged only on targets that
+  // agree; unset for any other reading.
+  struct CapabilityTest {
+    std::string value;  // as the script writes it: "10.0"
+    bool equal = true;
+    int line = 0;
+    friend bool operator==(const CapabilityTest& a, const CapabilityTest& b) {
+      return a.value == b.value && a.equal == b.equal && a.line == b.line;
+    }
+    friend bool operator!=(const CapabilityTest& a, const CapabilityTest& b) { return !(a == b); }
+  };
+  std::optional<CapabilityTest> capability;
   // YAML files the text holding the command writes or shows before the command, where a
   // `--config FILE` it names is read first: a heredoc (`cat > cfg.yaml <<EOF ... EOF`), a Markdown
   // code block under the file's name (`cfg.yaml` on the line before it), the text itself when it is

@@ -245,3 +245,14 @@ def test_text_stays_possible_and_a_missing_path_is_said():
         attnsel.check(path="/nonexistent/attnsel/serve.sh", gpus="sm90")
     with pytest.raises(attnsel.UsageError):
         attnsel.check(os.path.abspath(__file__), gpus="sm90", filename="x.sh")
+
+
+def test_a_branch_on_compute_capability_is_judged_on_its_gpus():
+    recipe = os.path.join(os.environ["ATTNSEL_SOURCE_DIR"], "tests", "fixtures", "deploy", "docs", "llama33_recipe.md")
+    hopper = attnsel.check(recipe, gpus="sm90")
+    assert len(hopper.commands) == 1 and "Instruct-FP8" in " ".join(hopper.commands[0].args)
+    told = [f for f in hopper.findings if f.rule == "check.capability-branch"]
+    assert len(told) == 1 and told[0].severity == "info" and "compute capability 10.0" in told[0].message
+    both = attnsel.check(recipe, gpus="sm90,B200")
+    assert len(both.commands) == 2
+    assert not [f for f in both.findings if f.rule == "check.capability-branch"]

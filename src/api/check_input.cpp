@@ -191,11 +191,18 @@ Result<CheckReport> check_input(const std::shared_ptr<const Matrix>& matrix, con
     }
     auto listed = targets_for(scope.gpus);
     if (!listed) return listed.error();
-    const std::vector<CheckTarget> targets = scoped_targets(**listed, scope, report.file);
-    if (targets.empty()) {  // its platform has no target: not checked, and told why (attnsel check's way)
+    const std::vector<CheckTarget> on_platform = scoped_targets(**listed, scope, report.file);
+    if (on_platform.empty()) {  // its platform has no target: not checked, and told why (attnsel check's way)
       std::string message = unscoped_message(scope, **listed, "--gpu");
       if (told.insert(where + ": " + message).second)
         report.skipped.push_back(Error{ErrorCode::invalid_argument, std::move(message), where, {}, {}});
+      continue;
+    }
+    const std::vector<CheckTarget> targets = capability_targets(on_platform, cmd);
+    if (targets.empty()) {  // the script's branch for other GPUs: its other branch is judged on these
+      report.remarks.push_back(remark(Severity::info, "check.capability-branch",
+                                      where + ": " + capability_message(cmd, on_platform),
+                                      "the script's test of nvidia-smi's compute_cap"));
       continue;
     }
     std::vector<CommandCheck> results = check_command(judged, catalog, cmd, targets, options);

@@ -477,6 +477,52 @@ std::optional<Truth> truth_of(const SimpleCommand& c, const Variables& vars) {
   return t;
 }
 
+// A test of the GPU's compute capability, which only the machine decides: one operand is a variable
+// the script fills from nvidia-smi's compute_cap query (CC=$(nvidia-smi --query-gpu=compute_cap
+// ...)), the other a capability written out ("10.0"), compared with = == or != in one [ ], [[ ]] or
+// test, under any number of `!`. nullopt for anything else.
+std::optional<LaunchCommand::CapabilityTest> capability_test(const SimpleCommand& c, const Variables& vars) {
+  std::size_t b = 0;
+  std::size_t e = c.size();
+  bool negate = false;
+  while (b < e && c[b].text == "!") negate = !negate, ++b;
+  if (b == e) return std::nullopt;
+  const std::string& open = c[b].text;
+  if (open == "[[" || open == "[") {
+    if (c[e - 1].text != (open == "[[" ? "]]" : "]")) return std::nullopt;
+    --e;
+  } else if (open != "test") {
+    return std::nullopt;
+  }
+  ++b;
+  while (b < e && c[b].text == "!") negate = !negate, ++b;
+  if (e - b != 3) return std::nullopt;
+  const std::string& op = c[b + 1].text;
+  if (op != "=" && op != "==" && op != "!=") return std::nullopt;
+  auto queries_capability = [&](const Word& w) {
+    const std::optional<Reference> r = reference_at(w.text, 0);
+    if (!r || r->end != w.text.size() || r->has_fallback || r->all_elements) return false;
+    auto v = vars.find(r->name);
+    if (v == vars.end() || v->second.array || v->second.words.size() != 1) return false;
+    const std::string& value = v->second.words.front().text;
+    return value.find("nvidia-smi") != npos && value.find("compute_cap") != npos;
+  };
+  auto capability = [](const std::string& t) {
+    const std::size_t dot = t.find('.');
+    return dot != npos && dot > 0 && dot + 1 < t.size() && dot <= 3 && t.size() - dot - 1 <= 2 &&
+           std::all_of(t.begin(), t.end(), [](char ch) { return ch == '.' || (ch >= '0' && ch <= '9'); }) &&
+           t.find('.', dot + 1) == npos;
+  };
+  const Word* value = nullptr;
+  if (queries_capability(c[b]) && capability(c[b + 2].text)) value = &c[b + 2];
+  else if (queries_capability(c[b + 2]) && capability(c[b].text)) value = &c[b];
+  if (!value) return std::nullopt;
+  LaunchCommand::CapabilityTest t;
+  t.value = value->text;
+  t.equal = (op != "!=") != negate;
+  return t;
+}
+
 // How a script's commands are read where its variables may hold several values: an if/elif/else,
 // a case (getopts' included) or a loop assigns on some branches only. Each branch that assigns
 // gets its own set of values (the values before the branch with its assignments); a command
@@ -561,7 +607,8 @@ class ScriptReader {
   void take(SimpleCommand command, const Place& at, const std::function<std::vector<ArgWord>(const SimpleCommand&)>& words,
             const Context& ctx, int depth, const LauncherStarts* starts, Sink& sink) {
     if (!follow_keyword(command, at, sink) || command.empty()) return;
-    if (!stack_.empty() && stack_.back().kind == Kind::conditional && stack_.back().arm < 0) decide(command);
+    if (!stack_.empty() && stack_.back().kind == Kind::conditional && stack_.back().arm < 0)
+      decide(command, line_of(command.front(), at));
     if (const SimpleCommand defaults = default_assignments(command); !defaults.empty()) assign(defaults, at, sink);
     if (assignments_begin(command)) {
       assign(command, at, sink);
@@ -573,7 +620,12 @@ class ScriptReader {
       return;
     const std::vector<ArgWord> argv = words(command);
     const std::size_t found_before = sink.found.size();
-    std::vector<std::vector<std::string>> read;  // the words each set of values gave, to read each once
+    struct Reading {
+      std::vector<std::string> words;
+      std::size_t begin = 0, end = 0;  // its commands in sink.found
+      bool by_capability = false;
+    };
+    std::vector<Reading> read;  // the words each set of values gave, to read each once
     for (const std::size_t w : seen) {
       const Expander expander(worlds_[w].vars);
       const std::vector<ArgWord> expanded = expander.expand_all(argv);
@@ -584,13 +636,21 @@ class ScriptReader {
       }
       std::vector<std::string> texts;
       for (const ArgWord& a : expanded) texts.push_back(a.text);
-      if (std::find(read.begin(), read.end(), texts) != read.end()) continue;
-      read.push_back(std::move(texts));
+      auto same = std::find_if(read.begin(), read.end(), [&](const Reading& r) { return r.words == texts; });
+      if (same != read.end()) {
+        // The same words under another compute capability (or none): they run whatever the GPU.
+        if (same->by_capability && worlds_[w].capability != sink.found[same->begin].capability)
+          for (std::size_t k = same->begin; k < same->end; ++k) sink.found[k].capability.reset();
+        continue;
+      }
       const std::size_t before = sink.found.size();
       extract(expanded, ctx, depth, sink);
       const std::string note = note_for(argv, worlds_[w]);
-      for (std::size_t k = before; k < sink.found.size(); ++k)
+      for (std::size_t k = before; k < sink.found.size(); ++k) {
         if (sink.found[k].branch.empty()) sink.found[k].branch = note;
+        if (!sink.found[k].capability) sink.found[k].capability = worlds_[w].capability;
+      }
+      read.push_back(Reading{std::move(texts), before, sink.found.size(), worlds_[w].capability.has_value()});
     }
     if (sink.found.size() > found_before) report_broken_line(command, at, sink);
   }
@@ -599,6 +659,7 @@ class ScriptReader {
   struct World {
     Variables vars;
     std::map<std::string, std::string, std::less<>> notes;  // variable -> the branch assignments it holds
+    std::optional<LaunchCommand::CapabilityTest> capability;  // the GPU's compute capability this set needs
   };
   enum class Kind { conditional, choice, loop };  // if, case, while/until/for/select
   struct Assignment {
@@ -615,6 +676,7 @@ class ScriptReader {
     // A top-level if's condition per set of values that existed then (truth_of); empty where it is
     // not one test, or the if is nested.
     std::vector<std::optional<Truth>> holds;
+    std::optional<LaunchCommand::CapabilityTest> capability;  // a condition on the GPU's compute capability
     int tests = 0;        // commands read in the condition
     bool elif = false;    // an elif came: its own condition is not followed
     bool in_else = false;  // the branch being read is the else
@@ -717,15 +779,18 @@ class ScriptReader {
   // is combined with each of this construct's branches instead. (A branch that may not run adds a
   // set of its own, the defaults with its assignments, combined with no other.)
   // An if's condition: decided per set of values when it is one test at the top level.
-  void decide(const SimpleCommand& condition) {
+  void decide(const SimpleCommand& condition, int line) {
     Construct& c = stack_.back();
     if (c.elif) return;  // not followed: runs() reads its branches by the first condition alone
     if (stack_.size() != 1 || c.tests++ > 0) {
       c.holds.clear();
+      c.capability.reset();
       return;
     }
     c.holds.resize(worlds_.size());
     for (std::size_t w = 0; w < worlds_.size(); ++w) c.holds[w] = truth_of(condition, worlds_[w].vars);
+    c.capability = capability_test(condition, worlds_[0].vars);
+    if (c.capability) c.capability->line = line;
   }
 
   // Whether the branch of `c` being read runs in set of values `w`.
@@ -841,6 +906,14 @@ class ScriptReader {
       worlds_.push_back(worlds_[base]);
       w = worlds_.size() - 1;
       arm_world_.emplace_back(arm, w);
+      // A branch taken by the GPU's compute capability: its set of values needs that capability
+      // (the then branch) or any other (the else); an elif's branches say nothing more.
+      const Construct& top = stack_.front();
+      if (stack_.size() == 1 && top.capability && (top.arms.size() == 1 || (top.in_else && !top.elif))) {
+        LaunchCommand::CapabilityTest t = *top.capability;
+        if (top.arms.size() != 1) t.equal = !t.equal;
+        worlds_[w].capability = t;
+      }
     }
     assign_in(w, kept, at, findings, true);
     if (stack_.size() >= 1 && stack_.front().arm == arm && !stack_.front().log.empty() &&

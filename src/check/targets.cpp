@@ -135,6 +135,27 @@ std::vector<CheckTarget> scoped_targets(const std::vector<CheckTarget>& targets,
   return out;
 }
 
+std::vector<CheckTarget> capability_targets(const std::vector<CheckTarget>& targets, const LaunchCommand& command) {
+  if (!command.capability) return targets;
+  const std::optional<Version> wanted = parse_version(command.capability->value);
+  if (!wanted) return targets;
+  std::vector<CheckTarget> out;
+  for (const CheckTarget& t : targets) {
+    const auto& cc = t.device.compute_capability;
+    if (!cc || (*cc == *wanted) == command.capability->equal) out.push_back(t);
+  }
+  return out;
+}
+
+std::string capability_message(const LaunchCommand& command, const std::vector<CheckTarget>& targets) {
+  std::string labels;
+  for (const CheckTarget& t : targets) labels += (labels.empty() ? "" : ",") + t.label;
+  const LaunchCommand::CapabilityTest& t = *command.capability;
+  return fmt::format("this reading is the script's branch for GPUs {} compute capability {} (the test at line {}); "
+                     "{} hold{} none, so it was not judged: the script's other branch is",
+                     t.equal ? "of" : "other than", t.value, t.line, labels, targets.size() == 1 ? "s" : "");
+}
+
 std::string unscoped_message(const CommandScope& scope, const std::vector<CheckTarget>& targets,
                              const std::string& given_from) {
   const ContextHint& p = *scope.platform;

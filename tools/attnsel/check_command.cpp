@@ -490,11 +490,19 @@ int run_check(const CheckArgs& a, bool after_separator) {
       }
       if (scope.gpus.empty()) continue;  // the file names no GPU: said once for the file
       const std::vector<CheckTarget>& listed = targets_for(scope.gpus);
-      const std::vector<CheckTarget> targets = scoped_targets(listed, scope, file, given_from);
-      if (targets.empty()) {  // a platform it judges, with no target in the list: not checked (exit 2), told what to add
+      const std::vector<CheckTarget> on_platform = scoped_targets(listed, scope, file, given_from);
+      if (on_platform.empty()) {  // a platform it judges, with no target in the list: not checked (exit 2), told what to add
         std::string message = unscoped_message(scope, listed, given_from);
         if (told.insert(where + ": " + message).second)
           unscoped.push_back(Error{ErrorCode::invalid_argument, std::move(message), where, {}, {}});
+        continue;
+      }
+      // A reading of the script's branch for other GPUs: its other branch is judged on these.
+      const std::vector<CheckTarget> targets = capability_targets(on_platform, cmd);
+      if (targets.empty()) {
+        if (a.format == "text" && !a.json && !a.quiet)
+          std::cerr << "attnsel: " << encode_value(where + ": " + capability_message(cmd, on_platform), OutputChannel::terminal)
+                    << "\n";
         continue;
       }
       std::vector<CommandCheck> results = check_command(matrix, *catalog, cmd, targets, options);
