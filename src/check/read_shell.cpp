@@ -424,22 +424,37 @@ struct Truth {
   bool value = false;
   bool literal = true;  // decided by what the file writes, no default the environment may replace
 };
-std::optional<Truth> truth_of(const SimpleCommand& c, const Variables& vars) {
-  std::size_t b = 0;
-  std::size_t e = c.size();
+
+// The words inside one test (`[ ... ]`, `[[ ... ]]`, `test ...`), its `!`s outside and inside
+// counted; nullopt for a command that is not one test.
+struct TestWords {
+  std::size_t b = 0, e = 0;  // c[b, e): the operands and operator
   bool negate = false;
-  while (b < e && c[b].text == "!") negate = !negate, ++b;
-  if (b == e) return std::nullopt;
-  const std::string& open = c[b].text;
-  const bool double_bracket = open == "[[";
-  if (double_bracket || open == "[") {
-    if (c[e - 1].text != (double_bracket ? "]]" : "]")) return std::nullopt;
-    --e;
+  bool double_bracket = false;
+};
+std::optional<TestWords> test_words(const SimpleCommand& c) {
+  TestWords t;
+  t.e = c.size();
+  while (t.b < t.e && c[t.b].text == "!") t.negate = !t.negate, ++t.b;
+  if (t.b == t.e) return std::nullopt;
+  const std::string& open = c[t.b].text;
+  t.double_bracket = open == "[[";
+  if (t.double_bracket || open == "[") {
+    if (c[t.e - 1].text != (t.double_bracket ? "]]" : "]")) return std::nullopt;
+    --t.e;
   } else if (open != "test") {
     return std::nullopt;
   }
-  ++b;
-  while (b < e && c[b].text == "!") negate = !negate, ++b;
+  ++t.b;
+  while (t.b < t.e && c[t.b].text == "!") t.negate = !t.negate, ++t.b;
+  return t;
+}
+
+std::optional<Truth> truth_of(const SimpleCommand& c, const Variables& vars) {
+  const std::optional<TestWords> test = test_words(c);
+  if (!test) return std::nullopt;
+  const std::size_t b = test->b, e = test->e;
+  const bool negate = test->negate, double_bracket = test->double_bracket;
   std::vector<Operand> ops;
   auto take = [&](std::size_t k) {
     std::optional<Operand> o = operand_of(c[k], vars);
@@ -482,21 +497,10 @@ std::optional<Truth> truth_of(const SimpleCommand& c, const Variables& vars) {
 // ...)), the other a capability written out ("10.0"), compared with = == or != in one [ ], [[ ]] or
 // test, under any number of `!`. nullopt for anything else.
 std::optional<LaunchCommand::CapabilityTest> capability_test(const SimpleCommand& c, const Variables& vars) {
-  std::size_t b = 0;
-  std::size_t e = c.size();
-  bool negate = false;
-  while (b < e && c[b].text == "!") negate = !negate, ++b;
-  if (b == e) return std::nullopt;
-  const std::string& open = c[b].text;
-  if (open == "[[" || open == "[") {
-    if (c[e - 1].text != (open == "[[" ? "]]" : "]")) return std::nullopt;
-    --e;
-  } else if (open != "test") {
-    return std::nullopt;
-  }
-  ++b;
-  while (b < e && c[b].text == "!") negate = !negate, ++b;
-  if (e - b != 3) return std::nullopt;
+  const std::optional<TestWords> test = test_words(c);
+  if (!test || test->e - test->b != 3) return std::nullopt;
+  const std::size_t b = test->b;
+  const bool negate = test->negate;
   const std::string& op = c[b + 1].text;
   if (op != "=" && op != "==" && op != "!=") return std::nullopt;
   auto queries_capability = [&](const Word& w) {
