@@ -361,6 +361,9 @@ class ATTNSEL_API Matrix {
   // Rules per scope and, for backend scope, per backend (rules naming no backend apply to all).
   const std::vector<const Rule*>& rules_in(RuleScope scope) const { return by_scope_[static_cast<int>(scope)]; }
   const std::vector<const Rule*>& backend_rules(BackendId id) const { return by_backend_[id]; }
+  // Whether some rule's condition tests this field (nested conditions included): the engine skips
+  // work no rule asks for (Condition::replaced).
+  bool rules_test(Condition::Field field) const { return (rule_fields_ & field) != 0; }
 
  private:
   friend class MatrixBuilder;
@@ -377,6 +380,7 @@ class ATTNSEL_API Matrix {
   std::vector<RuleInfo> builtin_;
   std::vector<const Rule*> by_scope_[3];
   std::vector<std::vector<const Rule*>> by_backend_;
+  std::uint64_t rule_fields_ = 0;  // every Condition field some rule's condition uses
 };
 
 

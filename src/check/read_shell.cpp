@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "attnsel/types.hpp"
 #include "check/launch_internal.hpp"
 #include "check/launcher_match.hpp"
 #include "check/shell_lexer.hpp"
@@ -416,15 +417,6 @@ std::optional<Operand> operand_of(const Word& w, const Variables& vars) {
   return out;
 }
 
-// The truth of an if's condition in one set of values, where the file decides it: one test
-// (`[ ]`, `[[ ]]` or `test`) of a string's emptiness, equality or, in [[ ]], a regular expression
-// without special characters (a substring), under any number of `!`. nullopt for anything else: a
-// word the file leaves unknown, a pattern, another test or command.
-struct Truth {
-  bool value = false;
-  bool literal = true;  // decided by what the file writes, no default the environment may replace
-};
-
 // The words inside one test (`[ ... ]`, `[[ ... ]]`, `test ...`), its `!`s outside and inside
 // counted; nullopt for a command that is not one test.
 struct TestWords {
@@ -449,6 +441,15 @@ std::optional<TestWords> test_words(const SimpleCommand& c) {
   while (t.b < t.e && c[t.b].text == "!") t.negate = !t.negate, ++t.b;
   return t;
 }
+
+// The truth of an if's condition in one set of values, where the file decides it: one test
+// (`[ ]`, `[[ ]]` or `test`) of a string's emptiness, equality or, in [[ ]], a regular expression
+// without special characters (a substring), under any number of `!`. nullopt for anything else: a
+// word the file leaves unknown, a pattern, another test or command.
+struct Truth {
+  bool value = false;
+  bool literal = true;  // decided by what the file writes, no default the environment may replace
+};
 
 std::optional<Truth> truth_of(const SimpleCommand& c, const Variables& vars) {
   const std::optional<TestWords> test = test_words(c);
@@ -511,12 +512,7 @@ std::optional<LaunchCommand::CapabilityTest> capability_test(const SimpleCommand
     const std::string& value = v->second.words.front().text;
     return value.find("nvidia-smi") != npos && value.find("compute_cap") != npos;
   };
-  auto capability = [](const std::string& t) {
-    const std::size_t dot = t.find('.');
-    return dot != npos && dot > 0 && dot + 1 < t.size() && dot <= 3 && t.size() - dot - 1 <= 2 &&
-           std::all_of(t.begin(), t.end(), [](char ch) { return ch == '.' || (ch >= '0' && ch <= '9'); }) &&
-           t.find('.', dot + 1) == npos;
-  };
+  auto capability = [](const std::string& t) { return t.find('.') != npos && parse_version(t).has_value(); };
   const Word* value = nullptr;
   if (queries_capability(c[b]) && capability(c[b + 2].text)) value = &c[b + 2];
   else if (queries_capability(c[b + 2]) && capability(c[b].text)) value = &c[b];
@@ -686,6 +682,7 @@ class ScriptReader {
     bool in_else = false;  // the branch being read is the else
   };
   enum class Runs { yes, no, maybe };
+  enum class Arm { then, else_, other };  // an if's first branch, its else after no elif, any other
 
   static constexpr std::size_t kMaxBranches = 16;
   static constexpr std::size_t kMaxConstructs = 64;  // nesting followed; deeper is read as its enclosing branch
@@ -778,10 +775,6 @@ class ScriptReader {
     if (stack_.size() == 1) c.log.emplace_back();
   }
 
-  // The end of a construct. At the top level, where one of its branches always runs (an else, a
-  // `*)`) and each assigns, the sets of values from before it are gone: each earlier branch's set
-  // is combined with each of this construct's branches instead. (A branch that may not run adds a
-  // set of its own, the defaults with its assignments, combined with no other.)
   // An if's condition: decided per set of values when it is one test at the top level.
   void decide(const SimpleCommand& condition, int line) {
     Construct& c = stack_.back();
@@ -797,16 +790,27 @@ class ScriptReader {
     if (c.capability) c.capability->line = line;
   }
 
+  static Arm arm_of(const Construct& c) {
+    return c.arms.size() == 1 ? Arm::then : c.in_else && !c.elif ? Arm::else_ : Arm::other;
+  }
+
   // Whether the branch of `c` being read runs in set of values `w`.
   static Runs runs(const Construct& c, std::size_t w) {
     if (w >= c.holds.size() || !c.holds[w]) return Runs::maybe;
     const Truth& t = *c.holds[w];
     const Runs other = t.literal ? Runs::no : Runs::maybe;  // a default the environment may replace
-    if (c.arms.size() == 1) return t.value ? Runs::yes : other;            // then
-    if (c.in_else && !c.elif) return t.value ? other : Runs::yes;         // else
-    return t.value ? other : Runs::maybe;                                 // an elif's branch, or its else
+    switch (arm_of(c)) {
+      case Arm::then: return t.value ? Runs::yes : other;
+      case Arm::else_: return t.value ? other : Runs::yes;
+      case Arm::other: break;  // an elif's branch, or its else: its own condition is not followed
+    }
+    return t.value ? other : Runs::maybe;
   }
 
+  // The end of a construct. At the top level, where one of its branches always runs (an else, a
+  // `*)`) and each assigns, the sets of values from before it are gone: each earlier branch's set
+  // is combined with each of this construct's branches instead. (A branch that may not run adds a
+  // set of its own, the defaults with its assignments, combined with no other.)
   void close(const Place& at, Sink& sink) {
     if (stack_.empty()) return;
     Construct c = std::move(stack_.back());
@@ -913,10 +917,9 @@ class ScriptReader {
       // A branch taken by the GPU's compute capability: its set of values needs that capability
       // (the then branch) or any other (the else); an elif's branches say nothing more.
       const Construct& top = stack_.front();
-      if (stack_.size() == 1 && top.capability && (top.arms.size() == 1 || (top.in_else && !top.elif))) {
-        LaunchCommand::CapabilityTest t = *top.capability;
-        if (top.arms.size() != 1) t.equal = !t.equal;
-        worlds_[w].capability = t;
+      if (stack_.size() == 1 && top.capability && arm_of(top) != Arm::other) {
+        worlds_[w].capability = top.capability;
+        if (arm_of(top) == Arm::else_) worlds_[w].capability->equal = !top.capability->equal;
       }
     }
     assign_in(w, kept, at, findings, true);

@@ -108,10 +108,7 @@ class Engine {
     base_.page_size_explicit = request.page_size.has_value();
     base_.radix_cache = !request.disable_radix_cache;
     for (int f = 0; f < kFeatureCount; ++f) feature_rules_[static_cast<std::size_t>(f)] = m_.feature_rule(static_cast<Feature>(f));
-    uses_replaced_ = std::any_of(m_.rules().begin(), m_.rules().end(), [](const Rule& r) {
-      const Condition& w = r.when;
-      return ((w.all.empty() && w.any.empty() && w.none.empty() ? w.fields : w.uses()) & Condition::f_replaced) != 0;
-    });
+    uses_replaced_ = m_.rules_test(Condition::f_replaced);
   }
 
   std::optional<Error> run() {
@@ -572,7 +569,9 @@ class Engine {
     ctx.prefill = chosen[0];
     ctx.decode = chosen[1];
     for (int p = 0; p < kPhaseCount; ++p) {
-      const Verdict& v = filled[p] || chosen[p] == kNoBackend ? judge_running(candidate, p) : judge_choice(plan.phase[p], p);
+      const Verdict& v = filled[p]                   ? judge_running(candidate, p)
+                         : chosen[p] == kNoBackend ? judge(candidate, p)
+                                                   : judge_choice(plan.phase[p], p);
       if (v.page_rule) ctx.page_size = v.page_size;  // the size SGLang will force
     }
     bool allowed = true;
@@ -895,7 +894,7 @@ class Engine {
         ctx.backend_explicit = sp.phase[p].origin == ChoiceOrigin::explicit_flag;
         ctx.phase_flag = ctx.backend_explicit && phase_flag_[sp.slot][static_cast<std::size_t>(p)];
         ctx.page_size_explicit = true;  // the plan states it on the command line
-        ctx.replaced = replaced && uses_replaced_;
+        ctx.replaced = replaced;
         judge_into(again, b, p, ctx);
         // The plan's size is not the user's: rewrites of it are plan facts (page.*), not warnings.
         again.findings.erase(std::remove_if(again.findings.begin(), again.findings.end(),

@@ -313,7 +313,7 @@ ATTNSEL_IMAGE_FIELDS(Rule, 832);
 ATTNSEL_IMAGE_FIELDS(SelectionEntry, 824);
 ATTNSEL_IMAGE_FIELDS(FeatureRule, 792);
 ATTNSEL_IMAGE_FIELDS(MatrixInfo, 264);
-ATTNSEL_IMAGE_FIELDS(Matrix, 816);
+ATTNSEL_IMAGE_FIELDS(Matrix, 824);
 ATTNSEL_IMAGE_FIELDS(HybridPagePolicy, 232);
 ATTNSEL_IMAGE_FIELDS(HybridAlignmentRule, 624);
 ATTNSEL_IMAGE_FIELDS(GpuArch, 136);
@@ -659,7 +659,7 @@ template <class A>
 void ImageCodec::matrix(A& a, Matrix& m) {
   using image::fields;
   fields(a, m.info_, m.slots_, m.backends_, m.rules_, m.selection_, m.features_, m.feature_index_, m.default_page_size_,
-         m.hybrid_page_, m.builtin_);
+         m.hybrid_page_, m.builtin_, m.rule_fields_);
   // The rule indexes point into rules_: stored as positions.
   auto rule_refs = [&](std::vector<const Rule*>& refs) {
     std::vector<std::uint32_t> positions;

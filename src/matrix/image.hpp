@@ -28,7 +28,7 @@ namespace image {
 
 // Bumped whenever the layout or a serialized type changes; a blob of another version is ignored
 // (the library then parses the JSON, as without an image).
-inline constexpr std::uint32_t kFormatVersion = 16;
+inline constexpr std::uint32_t kFormatVersion = 17;
 
 // The blob compiled into the library (generated/matrix_image.cpp); empty in tools/matrix_image,
 // which builds the blob from the JSON.

@@ -784,6 +784,7 @@ class MatrixBuilder {
   void index() {
     m_.by_backend_.assign(m_.backends_.size(), {});
     for (const auto& rule : m_.rules_) {
+      m_.rule_fields_ |= rule.when.uses();
       m_.by_scope_[static_cast<int>(rule.scope)].push_back(&rule);
       if (rule.scope != RuleScope::backend) continue;
       for (BackendId id = 0; id < m_.backends_.size(); ++id) {
