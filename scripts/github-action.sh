@@ -9,10 +9,17 @@
 #   ATTNSEL_ENGINE    the engine ATTNSEL_RELEASE is a release of: sglang (default) or vllm
 #   ATTNSEL_STRICT    true: warnings fail too (--strict)
 #   ATTNSEL_FORMAT    github (default), text, markdown or json: what the log shows
+#   ATTNSEL_SGLANG_VERSION, ATTNSEL_VLLM_VERSION
+#                     the release of each engine's commands (--sglang-version, --vllm-version), for a
+#                     repository with commands of both; ATTNSEL_RELEASE wins for ATTNSEL_ENGINE's
 #   ATTNSEL_BINARY    an attnsel binary to run
-#   ATTNSEL_VERSION   without ATTNSEL_BINARY: "build" (default) builds the action's own checkout with
-#                     cmake (apt-get installs what is missing); "path" runs the attnsel on PATH
-#   ATTNSEL_ARGS      more arguments for attnsel check (--cuda 12.8, --unknown-model error ...), split on spaces
+#   ATTNSEL_VERSION   without ATTNSEL_BINARY: "pinned" (default) installs the prebuilt release that
+#                     scripts/attnsel.pin names (ATTNSEL_PIN: another pin file), checked against its
+#                     SHA-256, and builds only where none is pinned for the runner or it cannot be
+#                     fetched; "build" builds the action's own checkout with cmake (apt-get installs
+#                     what is missing); "path" runs the attnsel on PATH
+#   ATTNSEL_ARGS      more arguments for attnsel check (--cuda 12.8, --unknown-model error ...): words
+#                     split as a shell would, quotes kept together ('--installed "a,b"'), nothing expanded
 #   GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, RUNNER_TEMP: as GitHub sets them; unset, they are not written
 #
 # Outputs (to GITHUB_OUTPUT): exit-code, commands, failing, errors, warnings, notes, skipped, report
@@ -41,18 +48,33 @@ attnsel=${ATTNSEL_BINARY:-}
 if [[ -n "$attnsel" ]]; then
   [[ -x "$attnsel" ]] || die "binary '$attnsel' is not an executable file"
 else
-  case "${ATTNSEL_VERSION:-build}" in
+  build() {
+    echo "::group::Build attnsel"
+    attnsel=$(ATTNSEL_APT_SUDO=${ATTNSEL_APT_SUDO:-1} "$root/scripts/build-cli.sh" "${RUNNER_TEMP:-$root}/attnsel-build")
+    local built=$?
+    echo "::endgroup::"
+    ((built == 0)) || die "building attnsel failed (see the group above)"
+  }
+  case "${ATTNSEL_VERSION:-pinned}" in
+    pinned)
+      # install.sh: 0 installed, 1 none to use here (build instead), 2 refused (a checksum that does
+      # not match is never papered over by a build).
+      echo "::group::Install attnsel"
+      attnsel=$("$root/scripts/install.sh" --prefix "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/attnsel-pinned")
+      installed=$?
+      echo "::endgroup::"
+      case $installed in
+        0) ;;
+        1) echo "attnsel: no prebuilt attnsel can be used on this runner (see the group above); building it" >&2
+           build ;;
+        *) die "installing the pinned attnsel was refused (see the group above)" ;;
+      esac
+      ;;
     path)
       attnsel=$(command -v attnsel) || die "version is 'path' but there is no attnsel on PATH"
       ;;
-    build)
-      echo "::group::Build attnsel"
-      attnsel=$(ATTNSEL_APT_SUDO=${ATTNSEL_APT_SUDO:-1} "$root/scripts/build-cli.sh" "${RUNNER_TEMP:-$root}/attnsel-build")
-      built=$?
-      echo "::endgroup::"
-      ((built == 0)) || die "building attnsel failed (see the group above)"
-      ;;
-    *) die "version must be 'build' or 'path' (or give binary), not '${ATTNSEL_VERSION}'" ;;
+    build) build ;;
+    *) die "version must be 'pinned', 'build' or 'path' (or give binary), not '${ATTNSEL_VERSION}'" ;;
   esac
 fi
 
@@ -71,9 +93,21 @@ shopt -u nullglob globstar
 
 args=(check --gpu "$gpus")
 [[ "${ATTNSEL_STRICT:-false}" == true ]] && args+=(--strict)
-[[ -n "${ATTNSEL_RELEASE:-}" ]] && args+=("$release_flag" "$ATTNSEL_RELEASE")
+# Each engine's release; ATTNSEL_RELEASE is ATTNSEL_ENGINE's and wins over that engine's own input.
+sglang_release=${ATTNSEL_SGLANG_VERSION:-} vllm_release=${ATTNSEL_VLLM_VERSION:-}
+if [[ -n "${ATTNSEL_RELEASE:-}" ]]; then
+  if [[ "$release_flag" == --sglang-version ]]; then sglang_release=$ATTNSEL_RELEASE; else vllm_release=$ATTNSEL_RELEASE; fi
+fi
+[[ -n "$sglang_release" ]] && args+=(--sglang-version "$sglang_release")
+[[ -n "$vllm_release" ]] && args+=(--vllm-version "$vllm_release")
 if [[ -n "${ATTNSEL_ARGS:-}" ]]; then
-  read -r -a extra <<<"$ATTNSEL_ARGS"
+  # Words as a shell splits them, without running anything: xargs knows quotes and backslashes and
+  # hands each word to printf, NUL-terminated. An unmatched quote stops the step.
+  words="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/attnsel-args-$$"
+  printf '%s\n' "$ATTNSEL_ARGS" | xargs -r printf '%s\0' >"$words" 2>/dev/null ||
+    { rm -f "$words"; die "args is not a list of words (an unmatched quote?): $(printf '%q' "$ATTNSEL_ARGS")"; }
+  mapfile -d '' extra <"$words"
+  rm -f "$words"
   args+=("${extra[@]}")
 fi
 
