@@ -943,10 +943,13 @@ TEST(CheckRender, GithubAnnotationsForAScript) {
                                  "--model-kind mha|mla|gdn|dsa";
   const std::string want =
       // MODEL=${MODEL:-deepseek-ai/DeepSeek-R1} in the script: its default is the model judged (lines 9, 38).
+      // Each error on a flag the command's fix changes ends with the fix.
       "::error file=launch.sh,line=11,title=attnsel cell.compute-capability::[sm90] --attention-backend trtllm_mla: "
-      "TensorRT-LLM MLA needs compute capability 10.x, 11.x or 12.x; this GPU is sm90 (Hopper)\n"
+      "TensorRT-LLM MLA needs compute capability 10.x, 11.x or 12.x; this GPU is sm90 (Hopper) (fix: "
+      "--attention-backend trtllm_mla -> flashinfer)\n"
       "::error file=launch.sh,line=15,title=attnsel cell.compute-capability::[sm90] --attention-backend trtllm_mla: "
-      "TensorRT-LLM MLA needs compute capability 10.x, 11.x or 12.x; this GPU is sm90 (Hopper)\n"
+      "TensorRT-LLM MLA needs compute capability 10.x, 11.x or 12.x; this GPU is sm90 (Hopper) (fix: "
+      "--attention-backend trtllm_mla -> flashinfer)\n"
       "::error file=launch.sh,line=21,title=attnsel cell.page-size::[sm90] --page-size 64: FlashAttention 4 runs only "
       "with page size 128; page size 64 was asked for\n"
       "::warning file=launch.sh,line=20,title=attnsel fa4-sm90-decode-slowdown::[sm90] --attention-backend fa4: "
@@ -954,13 +957,14 @@ TEST(CheckRender, GithubAnnotationsForAScript) {
       "-10%25 at 2K tokens, -18%25 at 4K, -31%25 at 8K, -49%25 at 16K; at batch 8 about -2%25 at 2K and -8%25 at 4K. "
       "Blackwell is not affected; consider --decode-attention-backend fa3\n"
       "::error file=launch.sh,line=24,title=attnsel cell.compute-capability::[sm90] --attention-backend cutlass_mla: "
-      "Cutlass MLA needs compute capability 10.x; this GPU is sm90 (Hopper)\n"
+      "Cutlass MLA needs compute capability 10.x; this GPU is sm90 (Hopper) (fix: --attention-backend cutlass_mla -> "
+      "flashinfer)\n"
       "::error file=launch.sh,line=27,title=attnsel args.choice::--attention-backend flashinfr: SGLang would exit: "
       "argument --attention-backend: invalid choice: 'flashinfr' (choose from 'triton', 'torch_native', "
       "'flex_attention', 'dsa', 'nsa', 'dsv4', 'compressed', 'cutlass_mla', 'fa3', 'fa4', 'flashinfer', 'flashmla', "
       "'trtllm_mla', 'cutedsl_mla', 'tokenspeed_mla', 'trtllm_mha', 'dual_chunk_flash_attn', 'hpc_ops', "
       "'minicpm_flashattn', 'minicpm_flashinfer', 'aiter', 'wave', 'intel_amx', 'ascend', 'intel_xpu') (did you mean "
-      "flashinfer?)\n"
+      "flashinfer?) (fix: --attention-backend flashinfr -> flashinfer)\n"
       "::warning file=launch.sh,line=39,title=attnsel flashmla-fp8-kv::--kv-cache-dtype fp8_e4m3: FlashMLA with an FP8 "
       "KV cache is documented as not working (sgl-project/sglang#8856); use a bf16 KV cache or another backend "
       "(trtllm_mla, cutlass_mla)\n"
@@ -976,7 +980,8 @@ TEST(CheckRender, GithubWithoutAFileAndWithEscapes) {
   const CommandCheck c = check_one({"--attention-backend", "trtllm_mla", "--model", "deepseek-ai/DeepSeek-R1"}, "sm90");
   EXPECT_EQ(render_check_github({c}),
             "::error title=attnsel cell.compute-capability::--attention-backend trtllm_mla: TensorRT-LLM MLA needs "
-            "compute capability 10.x, 11.x or 12.x; this GPU is sm90 (Hopper)\n"
+            "compute capability 10.x, 11.x or 12.x; this GPU is sm90 (Hopper) (fix: --attention-backend trtllm_mla -> "
+            "flashinfer)\n"
             "attnsel: 1 command checked for sm90: 1 failing, 0 with warnings, 0 clean; 1 error, 0 warnings, 0 notes\n");
   // A file name with a colon and a comma stays one property.
   CommandCheck odd = c;
@@ -1256,7 +1261,8 @@ TEST(CheckRender, MarkdownReport) {
   EXPECT_TRUE(contains(md, "8 commands checked for sm90, sm100: 5 failing, 1 with warnings, 2 clean.\n"));
   EXPECT_TRUE(contains(md, "| where | GPU | severity | rule | message |\n|---|---|---|---|---|\n"));
   EXPECT_TRUE(contains(md, "| `launch.sh:15` | sm90 | ❌ error | `cell.compute-capability` | --attention-backend "
-                           "trtllm\\_mla: TensorRT-LLM MLA needs compute capability 10.x, 11.x or 12.x; this GPU is sm90 (Hopper) |\n"))
+                           "trtllm\\_mla: TensorRT-LLM MLA needs compute capability 10.x, 11.x or 12.x; this GPU is sm90 (Hopper) "
+                           "(fix: --attention-backend trtllm\\_mla -\\> flashinfer) |\n"))
       << md;
   EXPECT_TRUE(contains(md, "| ❌ | `launch.sh:27` | `python -m sglang.launch_server --model "
                            "meta-llama/Meta-Llama-3.1-8B-Instruct --attention-backend flashinfr` | sm90 ❌ error · sm100 ❌ error |\n"));

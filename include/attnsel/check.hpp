@@ -118,6 +118,9 @@ struct CheckOptions {
   bool unknown_model_error = false;
   // Match the built-in advisories (known engine bugs, docs/advisories.md): findings advisory.<ID>.
   bool advisories = true;
+  // A failing command gets CommandCheck::fix and fix_all_targets (fix.hpp: changed copies of it
+  // judged, at most kFixBudgetPerTarget a target).
+  bool propose_fixes = true;
 };
 
 enum class Verdict : std::uint8_t { clean, warning, error };
@@ -149,6 +152,25 @@ ATTNSEL_API PreparedRequest prepare_request(const std::shared_ptr<const Matrix>&
                                             const Grammar& grammar, const Catalog& catalog, const LaunchCommand& command,
                                             const CheckOptions& options = {});
 
+// One flag of a command changed: its value replaced (`to` set), or the flag dropped so that the
+// engine decides (`to` empty). `flag` is as the command writes it: an option
+// ("--attention-backend") or, for a choice the engine reads from the environment, the variable.
+struct FlagChange {
+  std::string flag, from, to;
+  bool environment = false;  // an environment variable of the command (VLLM_ATTENTION_BACKEND=...)
+  bool drops() const { return to.empty(); }
+  friend bool operator==(const FlagChange& a, const FlagChange& b) {
+    return a.flag == b.flag && a.from == b.from && a.to == b.to && a.environment == b.environment;
+  }
+};
+
+// Changes that make a failing command pass (fix.hpp finds them), and the command after them (its
+// args and environment changed; its file and lines those of the command changed).
+struct CommandFix {
+  std::vector<FlagChange> changes;
+  LaunchCommand command;
+};
+
 // One command judged for one target.
 struct CommandCheck {
   LaunchCommand command;
@@ -159,6 +181,10 @@ struct CommandCheck {
   std::vector<CheckDiagnostic> findings; // the check's own findings (rules "check.*")
   std::vector<CheckDiagnostic> errors, warnings, notes;  // the selection's, in its order, with lines
   std::vector<std::string> passed_over;  // flags read and knowingly not judged (--tp, --mm-attention-backend ...)
+  // When the check fails (CheckOptions::propose_fixes): the nearest command that passes on this
+  // target, and one that passes on every target of the command (the same in each of its checks);
+  // each was judged. Unset where no change of the flags the errors name passes.
+  std::optional<CommandFix> fix, fix_all_targets;
 
   Verdict verdict() const;
   // False when a choice of the command (an explicit backend, a KV dtype) is one the matrix has no data

@@ -173,6 +173,12 @@ class CheckedCommand:
     gpu: str
     verdict: str  # "clean", "warning", "error"
     flags: Optional[List[str]]  # the flags of the plan the engine would run; None when it would not get that far
+    #: When it fails here: the nearest change that passes ("--attention-backend trtllm_mla -> flashinfer"),
+    #: and the arguments with it made; None when it passes or no change of the flags its errors name does.
+    fix: Optional[str] = None
+    fix_args: Optional[List[str]] = None
+    #: When it fails on some GPU: one change that passes on every GPU it was checked for, or None.
+    fix_all_targets: Optional[str] = None
 
 
 @dataclass(frozen=True)

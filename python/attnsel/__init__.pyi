@@ -68,6 +68,9 @@ class CheckedCommand:
     gpu: str
     verdict: str
     flags: Optional[List[str]]
+    fix: Optional[str] = ...
+    fix_args: Optional[List[str]] = ...
+    fix_all_targets: Optional[str] = ...
 
 @dataclass(frozen=True)
 class SkippedPath:

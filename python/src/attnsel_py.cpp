@@ -13,6 +13,7 @@
 
 #include "attnsel/catalog.hpp"
 #include "attnsel/check.hpp"
+#include "attnsel/fix.hpp"
 #include "attnsel/check_input.hpp"
 #include "attnsel/input.hpp"
 #include "attnsel/matrix.hpp"
@@ -336,6 +337,9 @@ py::dict check_py(const CheckArgs& a) {
       d["gpu"] = c.target.label;
       d["verdict"] = std::string(name_of(c.verdict()));
       d["flags"] = c.selection ? py::cast(c.selection->flags()) : py::object(py::none());
+      d["fix"] = c.fix ? py::cast(describe_fix(*c.fix)) : py::object(py::none());
+      d["fix_args"] = c.fix ? py::cast(c.fix->command.args) : py::object(py::none());
+      d["fix_all_targets"] = c.fix_all_targets ? py::cast(describe_fix(*c.fix_all_targets)) : py::object(py::none());
       commands.append(d);
     }
     offset += report.checks.size();

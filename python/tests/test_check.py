@@ -25,6 +25,17 @@ def test_a_bad_command_fails_with_the_rule():
     assert [c.verdict for c in r.commands] == ["error"]
 
 
+def test_a_failing_command_names_its_fix_and_the_fix_passes():
+    r = attnsel.check(LAUNCH + ["--attention-backend", "trtllm_mla"], gpus="sm90,B200")
+    by_gpu = {c.gpu: c for c in r.commands}
+    assert by_gpu["sm90"].fix == "--attention-backend trtllm_mla -> flashinfer"
+    assert by_gpu["B200"].fix is None  # it passes there
+    assert by_gpu["sm90"].fix_all_targets == by_gpu["B200"].fix_all_targets == by_gpu["sm90"].fix
+    fixed = attnsel.check(["python3", "-m", "sglang.launch_server"] + by_gpu["sm90"].fix_args, gpus="sm90,B200")
+    assert fixed.ok, [str(f) for f in fixed.errors]
+    assert [d["fix"]["summary"] for d in r.to_dict()["results"] if d["fix"]] == [by_gpu["sm90"].fix]
+
+
 def test_a_good_command_passes_with_the_plan():
     r = attnsel.check(LAUNCH + ["--attention-backend", "trtllm_mla"], gpus="B200")
     assert r.ok

@@ -3,6 +3,7 @@
 // before selecting anything); then the engine decides what SGLang would run, and every finding
 // is located on the line of the flag that caused it.
 #include "attnsel/check.hpp"
+#include "attnsel/fix.hpp"
 
 #include "attnsel/backend_config.hpp"
 #include "attnsel/launch_args.hpp"
@@ -1195,6 +1196,14 @@ std::vector<CommandCheck> check_command(const std::shared_ptr<const Matrix>& llm
     }
     if (options.advisories) detail::add_advisory_findings(*matrix, command, prep.args(), options.release.value_or(""), c);
     out.push_back(std::move(c));
+  }
+  if (given.propose_fixes &&
+      std::any_of(out.begin(), out.end(), [&given](const CommandCheck& c) { return c.fails(given.strict); })) {
+    CommandFixes fixes = propose_fixes(llm_matrix, catalog, out, given);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      out[i].fix = std::move(fixes.per_target[i]);
+      out[i].fix_all_targets = fixes.all_targets;
+    }
   }
   return out;
 }

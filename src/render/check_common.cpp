@@ -5,6 +5,7 @@
 #include <map>
 
 #include "attnsel/encode.hpp"
+#include "attnsel/fix.hpp"
 #include "core/json_text.hpp"
 #include "core/sha256.hpp"
 
@@ -38,8 +39,21 @@ bool same_command(const LaunchCommand& a, const LaunchCommand& b) {
   return a.file == b.file && a.line == b.line && a.args == b.args && a.launcher == b.launcher;
 }
 
+namespace {
+
+// The fix of `c` when it changes the flag `d` names (an error's own flag), described.
+std::string fix_for(const CommandCheck& c, const CheckDiagnostic& d) {
+  if (!c.fix || d.diagnostic.severity != Severity::error || d.flag.empty()) return "";
+  for (const FlagChange& ch : c.fix->changes)
+    if (ch.flag == d.flag && ch.from == d.value) return describe_fix(*c.fix);
+  return "";
+}
+
+}  // namespace
+
 std::vector<Finding> findings_of(const CommandCheck* begin, const CommandCheck* end) {
   std::vector<Finding> found;
+  std::vector<std::vector<std::pair<std::string, std::string>>> fixes;  // per finding: (target, its fix)
   std::map<std::string, std::size_t> index;  // a finding's identity -> its place
   for (const CommandCheck* it = begin; it != end; ++it) {
     const CommandCheck& c = *it;
@@ -69,11 +83,26 @@ std::vector<Finding> findings_of(const CommandCheck* begin, const CommandCheck* 
         f.end_column = d->end_column;
         f.targets = static_cast<std::size_t>(end - begin);
         found.push_back(std::move(f));
+        fixes.emplace_back();
       }
       Finding& same = found[at->second];
-      if (std::find(same.gpus.begin(), same.gpus.end(), c.target.label) == same.gpus.end())
+      if (std::find(same.gpus.begin(), same.gpus.end(), c.target.label) == same.gpus.end()) {
         same.gpus.push_back(c.target.label);
+        if (std::string fix = fix_for(c, *d); !fix.empty()) fixes[at->second].emplace_back(c.target.label, std::move(fix));
+      }
     }
+  }
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    const auto& per_target = fixes[i];
+    if (per_target.empty()) continue;
+    const bool one = std::all_of(per_target.begin(), per_target.end(),
+                                 [&](const auto& p) { return p.second == per_target.front().second; });
+    if (one && per_target.size() == found[i].gpus.size()) {
+      found[i].fix = per_target.front().second;
+      continue;
+    }
+    for (const auto& [gpu, fix] : per_target)
+      found[i].fix += fmt::format("{}[{}] {}", found[i].fix.empty() ? "" : "; ", gpu, fix);
   }
   return found;
 }

@@ -49,11 +49,15 @@ struct Finding {
   int line = 0, column = 0, end_column = 0;
   std::vector<std::string> gpus;  // the targets it holds on
   std::size_t targets = 0;        // the targets the command was checked for
+  // For an error on a flag that its command's fix changes: the fix ("--attention-backend trtllm_mla
+  // -> flashinfer"), or each target's when they differ ("[sm90] ...; [MI300X] ...").
+  std::string fix;
   bool on_every_target() const { return gpus.size() >= targets; }
-  // "[sm90] message" when only some targets have it.
+  // "[sm90] message" when only some targets have it, then " (fix: ...)" when it has one.
   std::string targeted_message() const {
-    return on_every_target() ? message : fmt::format("[{}] {}", fmt::join(gpus, ", "), message);
+    return (on_every_target() ? message : fmt::format("[{}] {}", fmt::join(gpus, ", "), message)) + fix_suffix();
   }
+  std::string fix_suffix() const { return fix.empty() ? "" : " (fix: " + fix + ")"; }
   // Whether it makes the check fail: an error, or a warning under --strict.
   bool fails(bool strict) const {
     return severity == Severity::error || (strict && severity == Severity::warning);

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnsel/check.hpp"
+#include "attnsel/fix.hpp"
 #include "attnsel/encode.hpp"
 #include "attnsel/rules.hpp"
 #include "attnsel/suggest.hpp"
@@ -253,13 +254,18 @@ std::string text_block(const CommandCheck* begin, const CommandCheck* end, const
     for (const auto* list : {&c.errors, &c.warnings, &c.notes})
       for (const auto& d : *list)
         if (shown(d)) out += line_of(cmd, d, "    ");
+    // The nearest command that passes here, after the verdict that it is needed.
+    const std::string fix = c.fails(strict) && c.fix ? fmt::format("    {}  {}\n", st.bold("fix  "), one_line(describe_fix(*c.fix))) : "";
     if (v == Verdict::error && c.selection && c.selection->ok()) {
       // An error the engine starts with anyway (a setting it ignores): what it runs instead.
       out += fmt::format("    {}  {}\n", st.bold("runs "), one_line(plan_text(*c.selection)));
       out += fmt::format("    {}\n", st.red(engine_title(c) + " starts, but not as the file asks (see above)"));
+      out += fix;
     } else if (v == Verdict::error) {
       out += fmt::format("    {}\n", st.red(engine_title(c) + " would not start as written"));
+      out += fix;
     } else if (quiet) {
+      out += fix;
       continue;  // a warning that fails under --strict: the plan is not what is asked for
     } else if (c.selection && c.selection->ok()) {
       out += fmt::format("    {}  {}\n", st.bold("runs "), one_line(plan_text(*c.selection)));
@@ -272,7 +278,28 @@ std::string text_block(const CommandCheck* begin, const CommandCheck* end, const
       out += fmt::format("    {}\n", st.dim("not planned (see above)"));
     }
   }
+  // One command for every target, where the targets' fixes differ or only some targets fail.
+  if (end - begin > 1 && std::any_of(begin, end, [&](const CommandCheck& c) { return c.fails(strict); })) {
+    const auto& all = begin->fix_all_targets;
+    const bool said = all && std::all_of(begin, end, [&](const CommandCheck& c) {
+                        return !c.fails(strict) ? false : c.fix && c.fix->changes == all->changes;
+                      });
+    if (all && !said)
+      out += fmt::format("  {}  {}\n", st.bold("fix on every target"), one_line(describe_fix(*all)));
+    else if (!all && std::any_of(begin, end, [](const CommandCheck& c) { return c.fix.has_value(); }))
+      out += fmt::format("  {}\n", st.dim("no change of the flags named above passes on every target"));
+  }
   return detail::terminal_safe(out, st.on);  // scanned files may hold ESC and BEL
+}
+
+// {"changes": [{"flag", "from", "to" (null: dropped), "environment"}], "args", "summary"}, or null.
+json fix_json(const std::optional<CommandFix>& fix) {
+  if (!fix) return nullptr;
+  json changes = json::array();
+  for (const FlagChange& ch : fix->changes)
+    changes.push_back({{"flag", ch.flag}, {"from", ch.from}, {"to", ch.drops() ? json(nullptr) : json(ch.to)},
+                       {"environment", ch.environment}});
+  return {{"changes", changes}, {"args", fix->command.args}, {"summary", describe_fix(*fix)}};
 }
 
 json command_json(const CommandCheck& c) {
@@ -316,6 +343,8 @@ json command_json(const CommandCheck& c) {
   for (const auto& d : c.findings) findings.push_back(diagnostic_json(d));
   j["check_findings"] = findings;
   j["passed_over"] = c.passed_over;
+  j["fix"] = fix_json(c.fix);
+  j["fix_all_targets"] = fix_json(c.fix_all_targets);
   return j;
 }
 
@@ -575,7 +604,7 @@ class MarkdownWriter final : public CheckWriter {
         add_row(finding_rows_, omitted_findings_,
                 fmt::format("| {} | {} | {} | {} | {} |\n", md_where(f.file, f.line, f.column),
                             md_cell(fmt::format("{}", fmt::join(f.gpus, ", "))), md_severity(f.severity),
-                            md_code(f.rule), md_cell(f.message)));
+                            md_code(f.rule), md_cell(f.message + f.fix_suffix())));
       std::string verdicts;
       for (const CommandCheck* c = b; c != e; ++c)
         verdicts += (verdicts.empty() ? "" : " · ") + md_cell(c->target.label, 60) + " " + md_verdict(*c, tally_.strict);
