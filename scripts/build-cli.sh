@@ -3,14 +3,14 @@
 # binary's path on stdout; everything else goes to stderr. Used by the pre-commit hook
 # attnsel-check-from-source and by the GitHub Action. A second run rebuilds only what changed.
 #
-# Needs cmake, a C++17 compiler, CLI11, fmt, nlohmann-json (and yaml-cpp for YAML inputs). On a
+# Needs cmake, a C++17 compiler, CLI11, fmt, nlohmann-json, toml++ (and yaml-cpp for YAML inputs). On a
 # Debian or Ubuntu host where they are missing it installs them with apt-get when it may (root, or
 # ATTNSEL_APT_SUDO=1 for passwordless sudo, as on GitHub's runners); otherwise it says what to install.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=${1:-$root/build-cli}
-packages=(cmake g++ libcli11-dev nlohmann-json3-dev libfmt-dev libyaml-cpp-dev)
+packages=(cmake g++ libcli11-dev nlohmann-json3-dev libfmt-dev libyaml-cpp-dev libtomlplusplus-dev)
 
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then

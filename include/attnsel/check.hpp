@@ -11,8 +11,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
-#include <memory>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -137,6 +137,10 @@ struct CheckDiagnostic {
   int column = 0, end_column = 0;
 };
 
+// Whether a finding is reported as one (annotated, counted, suppressible): errors, warnings and the
+// check's own notes (rules check.*). The engine's other notes explain a plan and are not findings.
+ATTNSEL_API bool is_reported_finding(const CheckDiagnostic& d);
+
 // A command's request as its engine would read it, before any GPU is known: the flags parsed
 // with the engine's grammar and mapped through the profile's bindings. `findings` are what the
 // engine would exit on (errors) and what attnsel assumed or could not model (notes); when
@@ -171,6 +175,33 @@ struct CommandFix {
   LaunchCommand command;
 };
 
+// How a finding was suppressed (suppress.hpp): it no longer counts toward the verdict or the exit
+// code, and is kept, counted and shown as suppressed, never dropped.
+struct Suppression {
+  enum class Kind : std::uint8_t {
+    in_source,  // a comment in the checked file (`# attnsel: ignore[args.prefix]`)
+    external,   // --select, --ignore, or a settings file's select, ignore or per-file-ignores
+  };
+  Kind kind = Kind::external;
+  std::string by;       // where: the comment's "file:line", "--ignore", "--select", ".attnsel.toml:4:11"
+  std::string pattern;  // the rule pattern that matched ("args.prefix", "advisory", "*" for a bare ignore)
+};
+
+struct SuppressedFinding {
+  CheckDiagnostic finding;
+  Suppression suppression;
+};
+
+// A finding about a file's text rather than one of its commands: a suppression comment naming an
+// unknown rule (check.invalid-suppression), or one that suppressed nothing (check.unused-suppression).
+struct FileFinding {
+  std::string file;
+  CheckDiagnostic finding;  // rule, severity, message, line and column
+  std::optional<Suppression> suppression;  // set when --ignore or --select suppressed it
+  // Whether it makes the check fail: an error, or a warning under --strict; never when suppressed.
+  ATTNSEL_API bool fails(bool strict) const;
+};
+
 // One command judged for one target.
 struct CommandCheck {
   LaunchCommand command;
@@ -185,6 +216,8 @@ struct CommandCheck {
   // target, and one that passes on every target of the command (the same in each of its checks);
   // each was judged. Unset where no change of the flags the errors name passes.
   std::optional<CommandFix> fix, fix_all_targets;
+  // Findings moved out of the lists above by suppress_findings (suppress.hpp): not in the verdict.
+  std::vector<SuppressedFinding> suppressed;
 
   Verdict verdict() const;
   // False when a choice of the command (an explicit backend, a KV dtype) is one the matrix has no data
@@ -297,6 +330,9 @@ struct CheckWriterOptions {
   // text and concise: only what fails the check (errors; warnings too under strict), and nothing at
   // all when nothing fails (-q). The other formats are documents and ignore it.
   bool quiet = false;
+  // text: the suppressed findings too, each with what suppressed it (--verbose); the other formats
+  // always carry them (JSON "suppressed", SARIF "suppressions") or count them (the summary lines).
+  bool show_suppressed = false;
 };
 
 // What only the caller knows about the inputs, for the totals the formats end with.
@@ -321,6 +357,8 @@ class ATTNSEL_API CheckWriter {
   // the command's file says about GPUs, releases and models, or null.
   virtual void command(const std::vector<CommandCheck>& checks, const FileContext* context) = 0;
   virtual void skipped(const std::vector<Error>& blocks) = 0;
+  // Findings about a file's suppression comments (suppression_findings), after its commands.
+  virtual void file_findings(const std::vector<FileFinding>& findings) = 0;
   // Closes the output (the JSON object, the summaries) and flushes it.
   virtual void finish(const CheckInputs& inputs) = 0;
   void finish() { finish(CheckInputs{}); }

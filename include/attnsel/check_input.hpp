@@ -14,6 +14,7 @@
 #include "attnsel/export.hpp"
 #include "attnsel/launch.hpp"
 #include "attnsel/matrix.hpp"
+#include "attnsel/suppress.hpp"
 #include "attnsel/walk.hpp"
 
 namespace attnsel {
@@ -36,6 +37,11 @@ struct CheckRun {
   std::optional<std::string> release;
   bool release_from_input = true;  // false for a matrix from a file: the file is the release
   CheckOptions options;            // strict, model kind, installed packages, the config reader ...
+  // Which rules count (--select, --ignore, a settings file's; suppress.hpp). Patterns are used as
+  // given: check them first (validate_rule_selection).
+  RuleSelection rules;
+  bool source_suppressions = true;          // honour `# attnsel: ignore[...]` comments in the text
+  bool report_unused_suppressions = false;  // a comment that suppressed nothing is a finding
 };
 
 struct CheckReport {
@@ -47,9 +53,12 @@ struct CheckReport {
   // Remarks on the input as a whole, for people: the GPUs and release taken from the text, a
   // release newer than any matrix (a warning: --strict fails on it).
   std::vector<Diagnostic> remarks;
+  // Findings about the text's suppression comments (suppression_findings): unknown rules, and unused
+  // comments when asked.
+  std::vector<FileFinding> file_findings;
 
   // True when the check fails: an error in a command; with `strict`, any warning, skipped block or
-  // warning remark too.
+  // warning remark too. Suppressed findings count toward nothing.
   ATTNSEL_API bool fails(bool strict) const;
 };
 
@@ -68,8 +77,10 @@ struct ReportFinding {
   std::string gpu;          // the target's label ("sm90"); "" for skipped blocks and remarks
   int column = 0;           // skipped blocks: where the tokeniser stopped
   std::optional<std::size_t> check;  // index into CheckReport::checks; unset for skipped blocks and remarks
+  std::optional<Suppression> suppression;  // set for a suppressed finding: it counts toward nothing
 };
-// Remarks first, then each check's findings (CommandCheck::all order), then the skipped blocks.
+// Remarks first, then each check's findings (CommandCheck::all order, then its suppressed ones), then
+// the skipped blocks, then the findings about suppression comments.
 ATTNSEL_API std::vector<ReportFinding> report_findings(const CheckReport& report);
 
 // The reports as `attnsel check --format json` prints them for these inputs (named together).

@@ -72,6 +72,7 @@ struct RuleExample {
   std::optional<std::string> installed;  // --installed, space-separated packages; unset: not given
   bool strict = false;             // --strict
   bool unknown_model_error = false;  // --unknown-model error
+  bool report_unused_suppressions = false;  // --report-unused-suppressions
   // The level it reports at when that is not the rule's default (the case its severity_note names).
   std::optional<Severity> level;
   // What the run reports for the rule, one line per finding as `--format concise` prints it

@@ -104,6 +104,8 @@ class Finding:
     file: str = ""
     column: int = 0
     command: Optional[int] = None
+    #: Set on a suppressed finding (``CheckResult.suppressed``): what suppressed it.
+    suppressed_by: str = ""
 
     @classmethod
     def _from(cls, d: Mapping[str, Any]) -> "Finding":
@@ -201,6 +203,8 @@ class CheckResult:
         self.strict = strict
         self.release: str = raw["release"]
         self.findings: List[Finding] = [Finding._from(f) for f in raw["findings"]]
+        #: Findings a comment or ``select``/``ignore`` suppressed: counted toward nothing.
+        self.suppressed: List[Finding] = [Finding._from(f) for f in raw["suppressed"]]
         self.commands: List[CheckedCommand] = [CheckedCommand(**c) for c in raw["commands"]]
         #: A path checked: the files read, in order; a text or an argv: empty.
         self.files: List[str] = list(raw["files"])
@@ -346,7 +350,7 @@ def check(command_or_text: Union[None, str, "os.PathLike[str]", Sequence[str]] =
           filename: Optional[str] = None, strict: bool = False, engine: str = "sglang",
           engine_version: Optional[str] = None, model_kind: Optional[str] = None, unknown_model: str = "note",
           installed: Optional[Sequence[str]] = None, exclude: Sequence[str] = (), include: Sequence[str] = (),
-          gitignore: bool = True) -> CheckResult:
+          gitignore: bool = True, select: Sequence[str] = (), ignore: Sequence[str] = ()) -> CheckResult:
     """Checks engine launch commands for target GPUs, as ``attnsel check`` does.
 
     The first argument is one of:
@@ -363,6 +367,9 @@ def check(command_or_text: Union[None, str, "os.PathLike[str]", Sequence[str]] =
 
     ``gpus``: "sm90,H100" or a list; without it, the GPUs each file names. The release is
     ``engine_version``, else the one the file names (an image tag, a pinned pip install).
+    ``select`` and ``ignore``: rule patterns (ids, families such as ``advisory``, prefixes ending in
+    ``*``) as ``--select`` and ``--ignore`` take them; ``# attnsel: ignore[...]`` comments in the text
+    are honoured. Suppressed findings are in ``suppressed``, not ``findings``.
     """
     given = [x for x in (command_or_text, text, path) if x is not None]
     if len(given) != 1:
@@ -403,6 +410,9 @@ def check(command_or_text: Union[None, str, "os.PathLike[str]", Sequence[str]] =
     if unknown_model not in ("note", "error"):
         raise UnknownNameError(f"unknown_model: '{unknown_model}' is not one of note, error", code="unknown_name",
                                where="unknown_model", choices=["note", "error"])
+    if isinstance(select, str) or isinstance(ignore, str):
+        raise UsageError("select and ignore: a list of rule patterns, not one string", code="invalid_argument",
+                         where="select" if isinstance(select, str) else "ignore")
     if isinstance(exclude, str) or isinstance(include, str):
         raise UsageError("exclude and include: a list of globs, not one string", code="invalid_argument",
                          where="exclude" if isinstance(exclude, str) else "include")
@@ -410,7 +420,8 @@ def check(command_or_text: Union[None, str, "os.PathLike[str]", Sequence[str]] =
                                  _optional_text(cuda, "cuda"), engine, engine_version, bool(strict), model_kind,
                                  unknown_model == "error", None if installed is None else list(installed),
                                  [_text(g, "exclude") for g in exclude], [_text(g, "include") for g in include],
-                                 bool(gitignore)))
+                                 bool(gitignore), [_text(p, "select") for p in select],
+                                 [_text(p, "ignore") for p in ignore]))
     return CheckResult(raw, bool(strict))
 
 

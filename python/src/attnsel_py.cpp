@@ -15,6 +15,7 @@
 #include "attnsel/check.hpp"
 #include "attnsel/fix.hpp"
 #include "attnsel/check_input.hpp"
+#include "attnsel/suppress.hpp"
 #include "attnsel/input.hpp"
 #include "attnsel/matrix.hpp"
 #include "attnsel/probe.hpp"
@@ -247,6 +248,7 @@ struct CheckArgs {
   std::optional<std::vector<std::string>> installed;
   std::vector<std::string> exclude, include;
   bool gitignore = true;
+  std::vector<std::string> select, ignore;  // rule patterns (suppress.hpp)
 };
 
 py::dict check_py(const CheckArgs& a) {
@@ -278,6 +280,11 @@ py::dict check_py(const CheckArgs& a) {
                       {"mha", "mla", "gdn", "dsa"}, {}};
     }
     if (auto diffusion = builtin_matrix("sglang-diffusion", std::nullopt)) run.options.diffusion_matrix = *diffusion;
+    for (const auto& [list, key] : {std::pair{&a.select, "select"}, std::pair{&a.ignore, "ignore"}})
+      for (const std::string& p : *list) {
+        if (auto e = check_rule_pattern(p, key); e && !error) error = *e;
+        (std::string(key) == "select" ? run.rules.select : run.rules.ignore).push_back({p, key});
+      }
     if (!error && a.path) {
       WalkOptions walk;
       walk.exclude = a.exclude;
@@ -316,7 +323,7 @@ py::dict check_py(const CheckArgs& a) {
   out["ok"] = walked ? !walked->fails(a.strict)
                      : std::none_of(all.begin(), all.end(), [&](const CheckReport& r) { return r.fails(a.strict); });
   out["document"] = document;
-  py::list findings, commands;
+  py::list findings, commands, suppressed;
   std::size_t offset = 0;  // a finding's command: its index among every report's commands
   for (const CheckReport& report : all) {
     for (const ReportFinding& f : report_findings(report)) {
@@ -325,7 +332,12 @@ py::dict check_py(const CheckArgs& a) {
       d["gpu"] = f.gpu;
       d["column"] = f.column;
       d["command"] = f.check ? py::int_(*f.check + offset) : py::object(py::none());
-      findings.append(d);
+      if (f.suppression) {
+        d["suppressed_by"] = f.suppression->by;
+        suppressed.append(d);  // counted toward nothing: not among the findings
+      } else {
+        findings.append(d);
+      }
     }
     for (const CommandCheck& c : report.checks) {
       py::dict d;
@@ -345,6 +357,7 @@ py::dict check_py(const CheckArgs& a) {
     offset += report.checks.size();
   }
   out["findings"] = findings;
+  out["suppressed"] = suppressed;
   out["commands"] = commands;
   // The release judged against: the one every report agrees on, else "".
   std::string release = all.empty() ? std::string() : all.front().release;
@@ -486,7 +499,8 @@ PYBIND11_MODULE(_attnsel, m) {
          std::string engine, std::optional<std::string> engine_version, bool strict,
          std::optional<std::string> model_kind, bool unknown_model_error,
          std::optional<std::vector<std::string>> installed, std::vector<std::string> exclude,
-         std::vector<std::string> include, bool gitignore) {
+         std::vector<std::string> include, bool gitignore, std::vector<std::string> select,
+         std::vector<std::string> ignore) {
         CheckArgs a;
         a.argv = std::move(argv);
         a.text = std::move(text);
@@ -503,12 +517,14 @@ PYBIND11_MODULE(_attnsel, m) {
         a.exclude = std::move(exclude);
         a.include = std::move(include);
         a.gitignore = gitignore;
+        a.select = std::move(select);
+        a.ignore = std::move(ignore);
         return check_py(a);
       },
       py::arg("argv"), py::arg("text"), py::arg("path"), py::arg("filename"), py::arg("gpus"), py::arg("cuda"),
       py::arg("engine"), py::arg("engine_version"), py::arg("strict"), py::arg("model_kind"),
       py::arg("unknown_model_error"), py::arg("installed"), py::arg("exclude"), py::arg("include"),
-      py::arg("gitignore"));
+      py::arg("gitignore"), py::arg("select"), py::arg("ignore"));
 
   m.def("probe", &probe_py, py::arg("timeout"));
   m.def("gpus", &gpus_py);

@@ -267,3 +267,30 @@ def test_a_branch_on_compute_capability_is_judged_on_its_gpus():
     both = attnsel.check(recipe, gpus="sm90,B200")
     assert len(both.commands) == 2
     assert not [f for f in both.findings if f.rule == "check.capability-branch"]
+
+
+PREFIXED = """#!/bin/sh
+# attnsel: ignore[args.prefix]
+python3 -m sglang.launch_server --model-pa meta-llama/Llama-3.1-8B-Instruct --attention-backend trtllm_mla
+"""
+
+
+def test_comments_select_and_ignore_suppress_findings_without_dropping_them():
+    r = attnsel.check(PREFIXED, gpus="sm90", filename="serve.sh")
+    assert not r.ok and {f.rule for f in r.errors} == {"cell.kind"}
+    assert [(f.rule, f.suppressed_by, f.line) for f in r.suppressed] == [("args.prefix", "serve.sh:2", 3)]
+    ignored = attnsel.check(PREFIXED, gpus="sm90", filename="serve.sh", ignore=["cell"])
+    assert ignored.ok and ignored.errors == []
+    assert {(f.rule, f.suppressed_by) for f in ignored.suppressed} == {("args.prefix", "serve.sh:2"),
+                                                                        ("cell.kind", "ignore")}
+    assert ignored.to_dict()["summary"]["suppressed"] == 2
+    selected = attnsel.check(PREFIXED, gpus="sm90", filename="serve.sh", select=["args"])
+    assert selected.ok and "cell.kind" in {f.rule for f in selected.suppressed}
+
+
+def test_an_unknown_rule_in_select_or_ignore_names_the_closest():
+    with pytest.raises(attnsel.UnknownNameError) as e:
+        attnsel.check(PREFIXED, gpus="sm90", filename="serve.sh", ignore=["args.prefx"])
+    assert e.value.suggestion == "args.prefix" and e.value.where == "ignore"
+    with pytest.raises(attnsel.UsageError):
+        attnsel.check(PREFIXED, gpus="sm90", filename="serve.sh", ignore="cell")

@@ -24,6 +24,8 @@ namespace attnsel {
 
 bool CheckReport::fails(bool strict) const {
   if (std::any_of(checks.begin(), checks.end(), [&](const CommandCheck& c) { return c.fails(strict); })) return true;
+  if (std::any_of(file_findings.begin(), file_findings.end(), [&](const FileFinding& f) { return f.fails(strict); }))
+    return true;
   if (!strict) return false;
   return !skipped.empty() ||
          std::any_of(remarks.begin(), remarks.end(), [](const Diagnostic& d) { return d.severity != Severity::info; });
@@ -177,6 +179,9 @@ Result<CheckReport> check_input(const std::shared_ptr<const Matrix>& matrix, con
   }
 
   const FileLines lines(input.text);
+  // The text's suppression comments, read only when it has commands for them to hold for.
+  std::optional<SourceSuppressions> comments;
+  if (run.source_suppressions && !input.text.empty() && !commands.empty()) comments.emplace(input.text, report.file);
   std::set<std::string> told;  // a command read once per branch of its script is told of once
   for (const LaunchCommand& cmd : commands) {
     const CommandScope scope = command_scope(report.context, cmd, run.gpus);
@@ -207,8 +212,10 @@ Result<CheckReport> check_input(const std::shared_ptr<const Matrix>& matrix, con
     }
     std::vector<CommandCheck> results = check_command(judged, catalog, cmd, targets, options);
     if (!input.text.empty()) locate_columns(results, lines);  // as `attnsel check` does
+    suppress_findings(results, comments ? &*comments : nullptr, run.rules);
     for (CommandCheck& c : results) report.checks.push_back(std::move(c));
   }
+  if (comments) report.file_findings = suppression_findings(*comments, run.rules, run.report_unused_suppressions);
   return report;
 }
 
@@ -228,6 +235,15 @@ std::vector<ReportFinding> report_findings(const CheckReport& report) {
       f.file = c.command.file;
       f.gpu = c.target.label;
       f.check = i;
+      out.push_back(std::move(f));
+    }
+    for (const SuppressedFinding& s : c.suppressed) {
+      ReportFinding f;
+      f.finding = s.finding;
+      f.file = c.command.file;
+      f.gpu = c.target.label;
+      f.check = i;
+      f.suppression = s.suppression;
       out.push_back(std::move(f));
     }
   }
@@ -252,19 +268,18 @@ std::vector<ReportFinding> report_findings(const CheckReport& report) {
     f.column = numbers.size() == 2 ? numbers[1] : 0;
     out.push_back(std::move(f));
   }
+  for (const FileFinding& ff : report.file_findings) {
+    ReportFinding f;
+    f.finding = ff.finding;
+    f.file = ff.file;
+    f.suppression = ff.suppression;
+    out.push_back(std::move(f));
+  }
   return out;
 }
 
 std::string render_check_json(const std::vector<CheckReport>& reports, int indent) {
-  std::vector<CommandCheck> checks;
-  std::vector<Error> skipped;
-  std::vector<std::pair<std::string, FileContext>> contexts;
-  for (const CheckReport& r : reports) {
-    checks.insert(checks.end(), r.checks.begin(), r.checks.end());
-    skipped.insert(skipped.end(), r.skipped.begin(), r.skipped.end());
-    if (!r.file.empty() && !r.context.empty()) contexts.emplace_back(r.file, r.context);
-  }
-  return render_check_json(checks, skipped, contexts, indent);
+  return render_check_json(reports, CheckInputs{}, indent);
 }
 
 namespace {
@@ -386,6 +401,7 @@ std::string render_check_json(const std::vector<CheckReport>& reports, const Che
       k = end;
     }
     writer->skipped(r.skipped);
+    writer->file_findings(r.file_findings);
   }
   writer->finish(inputs);
   return out.str();

@@ -970,9 +970,23 @@ Verdict CommandCheck::verdict() const {
 }
 
 bool CommandCheck::judged() const {
+  auto not_judged = [](const CheckDiagnostic& d) {
+    return d.diagnostic.rule == "select.not-judged" || d.diagnostic.rule == "check.not-modelled";
+  };
   for (const CheckDiagnostic* d : all())
-    if (d->diagnostic.rule == "select.not-judged" || d->diagnostic.rule == "check.not-modelled") return false;
-  return true;
+    if (not_judged(*d)) return false;
+  // Suppressing the finding that says so does not make the command judged.
+  return std::none_of(suppressed.begin(), suppressed.end(), [&](const SuppressedFinding& s) { return not_judged(s.finding); });
+}
+
+bool is_reported_finding(const CheckDiagnostic& d) {
+  return d.diagnostic.severity != Severity::info || d.diagnostic.rule.rfind("check.", 0) == 0;
+}
+
+bool FileFinding::fails(bool strict) const {
+  if (suppression) return false;
+  const Severity s = finding.diagnostic.severity;
+  return s == Severity::error || (strict && s == Severity::warning);
 }
 
 bool CommandCheck::fails(bool strict) const {

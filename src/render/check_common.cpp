@@ -49,18 +49,20 @@ std::string fix_for(const CommandCheck& c, const CheckDiagnostic& d) {
   return "";
 }
 
-}  // namespace
-
-std::vector<Finding> findings_of(const CommandCheck* begin, const CommandCheck* end) {
+// The findings of one command's checks as reported: `each(check, visit)` calls visit(diagnostic,
+// suppression or null) for what a check holds.
+// `reported_only`: the findings as annotated (is_reported_finding); else every diagnostic (what was
+// suppressed is counted and carried whatever its level).
+template <class Each>
+std::vector<Finding> collect(const CommandCheck* begin, const CommandCheck* end, bool reported_only, Each each) {
   std::vector<Finding> found;
   std::vector<std::vector<std::pair<std::string, std::string>>> fixes;  // per finding: (target, its fix)
   std::map<std::string, std::size_t> index;  // a finding's identity -> its place
   for (const CommandCheck* it = begin; it != end; ++it) {
     const CommandCheck& c = *it;
-    for (const CheckDiagnostic* d : c.all()) {
+    each(c, [&](const CheckDiagnostic* d, const Suppression* suppression) {
       const Severity sev = d->diagnostic.severity;
-      const bool own = d->diagnostic.rule.rfind("check.", 0) == 0;
-      if (sev == Severity::info && !own) continue;
+      if (reported_only && !is_reported_finding(*d)) return;
       // A command read once per branch of its script: each finding says which branch.
       const std::string message =
           c.command.branch.empty() ? located_message(*d)
@@ -82,15 +84,17 @@ std::vector<Finding> findings_of(const CommandCheck* begin, const CommandCheck* 
         f.column = d->column;
         f.end_column = d->end_column;
         f.targets = static_cast<std::size_t>(end - begin);
+        if (suppression != nullptr) f.suppression = *suppression;
         found.push_back(std::move(f));
         fixes.emplace_back();
       }
       Finding& same = found[at->second];
       if (std::find(same.gpus.begin(), same.gpus.end(), c.target.label) == same.gpus.end()) {
         same.gpus.push_back(c.target.label);
-        if (std::string fix = fix_for(c, *d); !fix.empty()) fixes[at->second].emplace_back(c.target.label, std::move(fix));
+        if (suppression == nullptr)
+          if (std::string fix = fix_for(c, *d); !fix.empty()) fixes[at->second].emplace_back(c.target.label, std::move(fix));
       }
-    }
+    });
   }
   for (std::size_t i = 0; i < found.size(); ++i) {
     const auto& per_target = fixes[i];
@@ -105,6 +109,43 @@ std::vector<Finding> findings_of(const CommandCheck* begin, const CommandCheck* 
       found[i].fix += fmt::format("{}[{}] {}", found[i].fix.empty() ? "" : "; ", gpu, fix);
   }
   return found;
+}
+
+}  // namespace
+
+std::vector<Finding> findings_of(const CommandCheck* begin, const CommandCheck* end) {
+  return collect(begin, end, true, [](const CommandCheck& c, const auto& visit) {
+    for (const CheckDiagnostic* d : c.all()) visit(d, nullptr);
+  });
+}
+
+std::vector<Finding> suppressed_of(const CommandCheck* begin, const CommandCheck* end) {
+  return collect(begin, end, false, [](const CommandCheck& c, const auto& visit) {
+    for (const SuppressedFinding& s : c.suppressed) visit(&s.finding, &s.suppression);
+  });
+}
+
+Finding file_finding(const FileFinding& ff) {
+  Finding f;
+  const CheckDiagnostic& d = ff.finding;
+  f.severity = d.diagnostic.severity;
+  f.file = ff.file;
+  f.rule = d.diagnostic.rule;
+  f.message = located_message(d);
+  f.text = d.diagnostic.message;
+  f.flag = d.flag;
+  f.value = d.value;
+  f.source = d.diagnostic.source;
+  f.line = d.line;
+  f.column = d.column;
+  f.end_column = d.end_column;
+  f.suppression = ff.suppression;
+  return f;
+}
+
+std::string suppressed_by(const Suppression& s) {
+  if (s.kind == Suppression::Kind::external && s.pattern.empty()) return fmt::format("not selected ({})", s.by);
+  return fmt::format("suppressed by {} ({})", s.by, s.pattern);
 }
 
 SkippedPlace place_of(const std::string& where) {
@@ -162,6 +203,18 @@ void Tally::add(const CommandCheck* begin, const CommandCheck* end, const std::v
   if (!begin->command.file.empty()) files.insert(begin->command.file);
   for (const Finding& f : findings)
     (f.severity == Severity::error ? errors : f.severity == Severity::warning ? warnings : notes) += 1;
+  suppressed += suppressed_of(begin, end).size();
+}
+
+void Tally::add_file(const std::vector<Finding>& findings) {
+  for (const Finding& f : findings) {
+    if (f.suppression) {
+      ++suppressed;
+      continue;
+    }
+    (f.severity == Severity::error ? errors : f.severity == Severity::warning ? warnings : notes) += 1;
+    if (f.fails(strict)) ++file_failing;
+  }
 }
 
 std::string Tally::commands_line() const {
@@ -174,11 +227,12 @@ std::string Tally::findings_line() const {
   std::string line = fmt::format("{} error{}, {} warning{}, {} note{}", errors, errors == 1 ? "" : "s", warnings,
                                  warnings == 1 ? "" : "s", notes, notes == 1 ? "" : "s");
   if (skipped > 0) line += fmt::format(", {} skipped block{}", skipped, skipped == 1 ? "" : "s");
+  if (suppressed > 0) line += fmt::format(", {} suppressed", suppressed);
   return line;
 }
 
 bool Tally::ok(const CheckInputs& in) const {
-  return failing == 0 && in.problems.empty() && skipped == 0 && !(strict && !in.warnings.empty());
+  return failing == 0 && file_failing == 0 && in.problems.empty() && skipped == 0 && !(strict && !in.warnings.empty());
 }
 
 json summary_json(const Tally& t, const CheckInputs& in) {
@@ -197,6 +251,7 @@ json summary_json(const Tally& t, const CheckInputs& in) {
           {"warnings", t.warnings},
           {"notes", t.notes},
           {"skipped_blocks", t.skipped},
+          {"suppressed", t.suppressed},
           {"strict", t.strict},
           {"input_problems", in.problems},
           {"input_warnings", in.warnings}};

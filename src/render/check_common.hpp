@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <string>
@@ -52,6 +53,7 @@ struct Finding {
   // For an error on a flag that its command's fix changes: the fix ("--attention-backend trtllm_mla
   // -> flashinfer"), or each target's when they differ ("[sm90] ...; [MI300X] ...").
   std::string fix;
+  std::optional<Suppression> suppression;  // set for a suppressed finding: it counts toward nothing
   bool on_every_target() const { return gpus.size() >= targets; }
   // "[sm90] message" when only some targets have it, then " (fix: ...)" when it has one.
   std::string targeted_message() const {
@@ -60,11 +62,17 @@ struct Finding {
   std::string fix_suffix() const { return fix.empty() ? "" : " (fix: " + fix + ")"; }
   // Whether it makes the check fail: an error, or a warning under --strict.
   bool fails(bool strict) const {
-    return severity == Severity::error || (strict && severity == Severity::warning);
+    return !suppression && (severity == Severity::error || (strict && severity == Severity::warning));
   }
 };
 
 std::vector<Finding> findings_of(const CommandCheck* begin, const CommandCheck* end);
+// The suppressed findings of the same checks (CommandCheck::suppressed), alike, each with its suppression.
+std::vector<Finding> suppressed_of(const CommandCheck* begin, const CommandCheck* end);
+// A finding about a file's comments (FileFinding) as it is reported.
+Finding file_finding(const FileFinding& f);
+// "suppressed by serve.sh:3 (args.prefix)", "suppressed by --ignore (advisory)", "not selected (--select)".
+std::string suppressed_by(const Suppression& s);
 
 // A skipped block (LaunchScan::skipped) as a finding of rule "check.skipped" (a warning), at the
 // place its `where` ("file:line:col") names.
@@ -83,12 +91,16 @@ struct Tally {
   bool strict = false;
   std::size_t commands = 0, failing = 0, warned = 0, clean = 0, results = 0;
   std::size_t errors = 0, warnings = 0, notes = 0, skipped = 0;
+  std::size_t suppressed = 0;     // findings suppressed (counted as findings are: once per command)
+  std::size_t file_failing = 0;   // findings about files' comments that fail the check
   std::vector<std::string> gpus;
   std::set<std::string> files;  // the files of the commands written
 
   // The command's worst outcome over its targets: 2 failing, 1 with warnings, 0 clean.
   static int outcome(const CommandCheck* begin, const CommandCheck* end, bool strict);
   void add(const CommandCheck* begin, const CommandCheck* end, const std::vector<Finding>& findings);
+  // Findings about a file's comments (file_finding), suppressed ones counted as such.
+  void add_file(const std::vector<Finding>& findings);
   std::string commands_line() const;
   // As the JSON summary counts them: skipped blocks (warnings too, in annotations) on their own.
   std::string findings_line() const;

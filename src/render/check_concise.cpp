@@ -32,8 +32,15 @@ class ConciseWriter final : public CheckWriter {
     tally_.skipped += blocks.size();
     for (const Error& e : blocks) line(skipped_finding(e));  // an incomplete verdict: shown even with -q
   }
+  void file_findings(const std::vector<FileFinding>& findings) override {
+    std::vector<Finding> all;
+    for (const FileFinding& ff : findings) all.push_back(file_finding(ff));
+    tally_.add_file(all);
+    for (const Finding& f : all)
+      if (!f.suppression && (!quiet_ || f.fails(tally_.strict))) line(f);
+  }
   void finish(const CheckInputs&) override {
-    const bool something_failed = tally_.failing > 0 || tally_.skipped > 0;
+    const bool something_failed = tally_.failing > 0 || tally_.skipped > 0 || tally_.file_failing > 0;
     if ((tally_.commands > 0 || tally_.skipped > 0) && (!quiet_ || something_failed))
       out_ << "attnsel: " << shown(tally_.commands_line()) << "; " << tally_.findings_line() << "\n";
     out_.flush();

@@ -52,6 +52,16 @@ class GitlabWriter final : public CheckWriter {
       issue(f, 0, fingerprint(f, none));
     }
   }
+  // Suppressed findings are left out: Code Quality has no suppressed state, and they count toward nothing.
+  void file_findings(const std::vector<FileFinding>& findings) override {
+    for (const FileFinding& ff : findings) {
+      if (ff.suppression) continue;
+      const Finding f = file_finding(ff);
+      LaunchCommand none;
+      none.file = f.file;
+      issue(f, 0, fingerprint(f, none, seen_file_[fingerprint(f, none)]++));
+    }
+  }
   void finish(const CheckInputs&) override {
     json_.close();
     out_.flush();
@@ -75,6 +85,7 @@ class GitlabWriter final : public CheckWriter {
   std::ostream& out_;
   JsonStream json_;
   Tally tally_;
+  std::map<std::string, std::size_t> seen_file_;  // equal findings about comments told apart
 };
 
 }  // namespace

@@ -140,6 +140,14 @@ json diagnostic_json(const CheckDiagnostic& d) {
   return j;
 }
 
+json suppressed_json(const SuppressedFinding& s) {
+  json j = diagnostic_json(s.finding);
+  j["suppression"] = {{"kind", s.suppression.kind == Suppression::Kind::in_source ? "inSource" : "external"},
+                      {"by", s.suppression.by},
+                      {"pattern", s.suppression.pattern.empty() ? json(nullptr) : json(s.suppression.pattern)}};
+  return j;
+}
+
 // The object render_json would give, for a command the engine would reject before selecting.
 json unplanned_json(const CommandCheck& c) {
   const DeviceInfo& d = c.target.device;
@@ -208,7 +216,7 @@ std::string one_line(std::string_view s) { return encode_value(s, OutputChannel:
 // The text of one command's checks (one per target, all of the same command). `quiet`: only the
 // targets that fail and the findings that make them fail; "" when none does.
 std::string text_block(const CommandCheck* begin, const CommandCheck* end, const Style& st, std::size_t nth,
-                       bool quiet = false, bool strict = false) {
+                       bool quiet = false, bool strict = false, bool show_suppressed = false) {
   if (quiet && std::none_of(begin, end, [&](const CommandCheck& c) { return c.fails(strict); })) return "";
   auto shown = [&](const CheckDiagnostic& d) {
     const Severity sev = d.diagnostic.severity;
@@ -254,6 +262,14 @@ std::string text_block(const CommandCheck* begin, const CommandCheck* end, const
     for (const auto* list : {&c.errors, &c.warnings, &c.notes})
       for (const auto& d : *list)
         if (shown(d)) out += line_of(cmd, d, "    ");
+    if (show_suppressed)
+      for (const SuppressedFinding& s : c.suppressed) {
+          const std::string place = one_line(where(cmd, s.finding.line));
+          out += fmt::format("    {} {}{}  {}\n", st.dim("-"), place.empty() ? "" : place + "  ",
+                             st.dim(one_line(located_message(s.finding))),
+                             st.dim(fmt::format("[{}] {}", one_line(s.finding.diagnostic.rule),
+                                                one_line(detail::suppressed_by(s.suppression)))));
+        }
     // The nearest command that passes here, after the verdict that it is needed.
     const std::string fix = c.fails(strict) && c.fix ? fmt::format("    {}  {}\n", st.bold("fix  "), one_line(describe_fix(*c.fix))) : "";
     if (v == Verdict::error && c.selection && c.selection->ok()) {
@@ -276,6 +292,8 @@ std::string text_block(const CommandCheck* begin, const CommandCheck* end, const
       out += fmt::format("    {}\n", st.yellow("not judged: attnsel has no data for a choice as written (see above)"));
     } else if (!c.selection) {
       out += fmt::format("    {}\n", st.dim("not planned (see above)"));
+    } else if (!c.suppressed.empty()) {
+      out += fmt::format("    {}\n", st.dim("not planned: the findings that stop it are suppressed"));
     }
   }
   // One command for every target, where the targets' fixes differ or only some targets fail.
@@ -325,6 +343,16 @@ json command_json(const CommandCheck& c) {
     }
   };
   if (c.selection) {
+    // The selection's lists hold every diagnostic: a suppressed one moves to "suppressed".
+    for (const SuppressedFinding& s : c.suppressed) {
+      const Severity sev = s.finding.diagnostic.severity;
+      json& list = j[sev == Severity::error ? "errors" : sev == Severity::warning ? "warnings" : "notes"];
+      for (auto it = list.begin(); it != list.end(); ++it)
+        if (it->value("rule", "") == s.finding.diagnostic.rule && it->value("message", "") == s.finding.diagnostic.message) {
+          list.erase(it);
+          break;
+        }
+    }
     add_locations("errors", c.errors);
     add_locations("warnings", c.warnings);
     add_locations("notes", c.notes);
@@ -342,6 +370,9 @@ json command_json(const CommandCheck& c) {
   json findings = json::array();
   for (const auto& d : c.findings) findings.push_back(diagnostic_json(d));
   j["check_findings"] = findings;
+  json suppressed = json::array();
+  for (const SuppressedFinding& s : c.suppressed) suppressed.push_back(suppressed_json(s));
+  j["suppressed"] = suppressed;
   j["passed_over"] = c.passed_over;
   j["fix"] = fix_json(c.fix);
   j["fix_all_targets"] = fix_json(c.fix_all_targets);
@@ -428,13 +459,14 @@ json skipped_json(const Error& e) {
 // Text: each command's block as it comes, the summary line at the end.
 class TextWriter final : public CheckWriter {
  public:
-  TextWriter(std::ostream& out, const CheckWriterOptions& o) : out_(out), style_{o.render.color}, quiet_(o.quiet) {
+  TextWriter(std::ostream& out, const CheckWriterOptions& o)
+      : out_(out), style_{o.render.color}, quiet_(o.quiet), show_suppressed_(o.show_suppressed) {
     tally_.strict = o.strict;
   }
   void command(const std::vector<CommandCheck>& checks, const FileContext*) override {
     for_each_command(checks, [&](const CommandCheck* b, const CommandCheck* e) {
       tally_.add(b, e, findings_of(b, e));
-      const std::string block = text_block(b, e, style_, blocks_ + 1, quiet_, tally_.strict);
+      const std::string block = text_block(b, e, style_, blocks_ + 1, quiet_, tally_.strict, show_suppressed_);
       if (block.empty()) return;
       ++blocks_;
       out_ << block;
@@ -444,9 +476,26 @@ class TextWriter final : public CheckWriter {
     skipped_ += render_skipped_text(blocks);
     tally_.skipped += blocks.size();
   }
+  void file_findings(const std::vector<FileFinding>& findings) override {
+    std::vector<Finding> all;
+    for (const FileFinding& ff : findings) all.push_back(detail::file_finding(ff));
+    tally_.add_file(all);
+    for (const Finding& f : all) {
+      if (f.suppression ? !show_suppressed_ : quiet_ && !f.fails(tally_.strict)) continue;
+      skipped_ += fmt::format("{}{}: {} [{}]{}\n", detail::concise_place(f.file, f.line, f.column),
+                              detail::severity_word(f.severity), escape_control(f.message), escape_control(f.rule),
+                              f.suppression ? " " + escape_control(detail::suppressed_by(*f.suppression)) : "");
+    }
+  }
   void finish(const CheckInputs&) override {
     // Quiet: the totals only when something fails (a passing check prints nothing).
-    if (tally_.commands > 0 && (!quiet_ || tally_.failing > 0)) out_ << "\n" << one_line(tally_.commands_line()) << "\n";
+    if (tally_.commands > 0 && (!quiet_ || tally_.failing > 0 || tally_.file_failing > 0)) {
+      std::string line = tally_.commands_line();
+      if (tally_.suppressed > 0)
+        line += fmt::format("; {} finding{} suppressed{}", tally_.suppressed, tally_.suppressed == 1 ? "" : "s",
+                            show_suppressed_ ? "" : " (--verbose shows them)");
+      out_ << "\n" << one_line(line) << "\n";
+    }
     out_ << skipped_;
     out_.flush();
   }
@@ -455,6 +504,7 @@ class TextWriter final : public CheckWriter {
   std::ostream& out_;
   Style style_;
   bool quiet_;
+  bool show_suppressed_;
   std::size_t blocks_ = 0;  // command blocks written
   Tally tally_;
   std::string skipped_;  // after the summary, as before streaming: a few lines per file at most
@@ -484,10 +534,25 @@ class JsonWriter final : public CheckWriter {
     for (const Error& e : blocks) skipped_.push_back(skipped_json(e));
     tally_.skipped += blocks.size();
   }
+  void file_findings(const std::vector<FileFinding>& findings) override {
+    std::vector<Finding> all;
+    for (const FileFinding& ff : findings) {
+      all.push_back(detail::file_finding(ff));
+      json j = diagnostic_json(ff.finding);
+      j["file"] = ff.file;
+      if (ff.suppression)
+        j["suppression"] = suppressed_json(SuppressedFinding{ff.finding, *ff.suppression})["suppression"];
+      file_findings_.push_back(std::move(j));
+    }
+    tally_.add_file(all);
+  }
   void finish(const CheckInputs& inputs) override {
     json_.close();  // results
     json_.open_member_array("skipped");
     for (const json& s : skipped_) json_.element(s);
+    json_.close();
+    json_.open_member_array("file_findings");
+    for (const json& f : file_findings_) json_.element(f);
     json_.close();
     json_.member("summary", summary_json(tally_, inputs));
     json_.member("ok", tally_.ok(inputs));
@@ -500,6 +565,7 @@ class JsonWriter final : public CheckWriter {
   detail::JsonStream json_;
   Tally tally_;
   std::vector<json> skipped_;  // after the results: a few per file at most
+  std::vector<json> file_findings_;  // likewise (capped per file: suppress.hpp)
 };
 
 // Lines that are attnsel's own workflow commands (their data escaped), each let through as one.
@@ -538,6 +604,13 @@ class GithubWriter final : public CheckWriter {
   void skipped(const std::vector<Error>& blocks) override {
     skipped_ += render_skipped_github(blocks);
     tally_.skipped += blocks.size();
+  }
+  void file_findings(const std::vector<FileFinding>& findings) override {
+    std::vector<Finding> all;
+    for (const FileFinding& ff : findings) all.push_back(detail::file_finding(ff));
+    tally_.add_file(all);
+    for (const Finding& f : all)
+      if (!f.suppression) skipped_ += annotation(f);
   }
   void finish(const CheckInputs&) override {
     write_commands(out_, skipped_);
@@ -623,6 +696,16 @@ class MarkdownWriter final : public CheckWriter {
               fmt::format("| {} | — | {} | {} | {} |\n", md_where(p.file, p.line, p.column), md_severity(Severity::warning),
                           md_code("check.skipped"), md_cell(e.message + " (this block was not checked)")));
     }
+  }
+  void file_findings(const std::vector<FileFinding>& findings) override {
+    std::vector<Finding> all;
+    for (const FileFinding& ff : findings) all.push_back(detail::file_finding(ff));
+    tally_.add_file(all);
+    for (const Finding& f : all)
+      if (!f.suppression)
+        add_row(finding_rows_, omitted_findings_,
+                fmt::format("| {} | — | {} | {} | {} |\n", md_where(f.file, f.line, f.column), md_severity(f.severity),
+                            md_code(f.rule), md_cell(f.message)));
   }
   void finish(const CheckInputs& in) override {
     std::string head;

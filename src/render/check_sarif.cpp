@@ -66,7 +66,24 @@ class SarifWriter final : public CheckWriter {
         const std::string fp = fingerprint(f, b->command);
         result(f, &b->command, fingerprint(f, b->command, seen[fp]++));
       }
+      // Suppressed findings are results too, with SARIF's own suppressions: a viewer shows them as such.
+      for (const Finding& f : suppressed_of(b, e)) {
+        const std::string fp = fingerprint(f, b->command);
+        result(f, &b->command, fingerprint(f, b->command, seen[fp]++));
+      }
     });
+  }
+  void file_findings(const std::vector<FileFinding>& findings) override {
+    std::vector<Finding> all;
+    for (const FileFinding& ff : findings) all.push_back(file_finding(ff));
+    tally_.add_file(all);
+    std::map<std::string, std::size_t> seen;
+    for (const Finding& f : all) {
+      LaunchCommand none;
+      none.file = f.file;
+      const std::string fp = fingerprint(f, none);
+      result(f, nullptr, fingerprint(f, none, seen[fp]++));
+    }
   }
   void skipped(const std::vector<Error>& blocks) override {
     tally_.skipped += blocks.size();
@@ -125,6 +142,12 @@ class SarifWriter final : public CheckWriter {
       r["locations"] = json::array({{{"physicalLocation", physical}}});
     }
     r["partialFingerprints"] = {{"attnselFinding/v1", fingerprint}};
+    if (f.suppression) {
+      // inSource: a comment in the file; external: --select, --ignore or a settings file.
+      r["suppressions"] = json::array(
+          {{{"kind", f.suppression->kind == Suppression::Kind::in_source ? "inSource" : "external"},
+            {"justification", suppressed_by(*f.suppression)}}});
+    }
     json props = {{"gpus", f.gpus}, {"allGpus", f.on_every_target()}};
     if (command != nullptr) {
       props["command"] = command_text(*command);

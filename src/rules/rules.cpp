@@ -101,6 +101,7 @@ RuleExample read_example(const json& j, const std::string& ptr) {
   e.installed = r.optional_string("installed");
   e.strict = r.boolean("strict", false);
   e.unknown_model_error = r.boolean("unknown_model_error", false);
+  e.report_unused_suppressions = r.boolean("report_unused_suppressions", false);
   if (auto level = r.optional_string("level")) {
     e.level = parse_severity(*level);
     if (!e.level) detail::fail(r.child("level"), fmt::format("unknown severity \"{}\"; valid: info, warning, error", *level));
@@ -174,6 +175,7 @@ Result<CodeRules> load_code_rules() {
       d.meaning = e.string("meaning");
       d.source = e.string("source");
       d.fix = e.string("fix");
+      d.ignore = e.optional_string("ignore").value_or("");  // else the text of its level, below
       const std::string note = e.optional_string("example_note").value_or("");
       if (const json* examples = e.get("examples")) {
         if (!examples->is_array() || examples->empty()) detail::fail(e.child("examples"), "a non-empty list of examples");
@@ -407,7 +409,7 @@ Result<std::shared_ptr<const std::vector<RuleDoc>>> build_rule_docs() {
       d.severity = level->second;
       engine_levels.erase(level);
     }
-    d.ignore = code->texts.ignore.at(std::string(name_of(d.severity)));
+    if (d.ignore.empty()) d.ignore = code->texts.ignore.at(std::string(name_of(d.severity)));
     docs.push_back(std::move(d));
   }
   if (!engine_levels.empty())
@@ -501,6 +503,7 @@ Result<std::vector<std::string>> run_check_example(const RuleExample& e, std::st
   if (!e.release.empty()) run.release = e.release;
   run.options.strict = e.strict;
   run.options.unknown_model_error = e.unknown_model_error;
+  run.report_unused_suppressions = e.report_unused_suppressions;
   if (e.installed) {
     run.options.installed_known = true;
     run.options.installed = comma_list(*e.installed);
@@ -572,6 +575,7 @@ std::string RuleExample::command_line() const {
   if (!release.empty()) out += " --engine-version " + shell_word(release);
   if (strict) out += " --strict";
   if (unknown_model_error) out += " --unknown-model error";
+  if (report_unused_suppressions) out += " --report-unused-suppressions";
   if (select) return out + " " + command;
   if (!file.empty()) return out + " " + shell_word(file);
   return out + " -- " + command;

@@ -10,6 +10,9 @@
 //                 it passes over is counted on stderr and in the JSON summary, --verbose lists it.
 //   Without --gpu, the GPU the files name (node selectors, instance types, dstack, SkyPilot).
 //   Under --format github, $GITHUB_STEP_SUMMARY (when set) gets the Markdown report appended.
+//   [--select IDS] [--ignore IDS] [--report-unused-suppressions] [--settings FILE | --isolated]: which
+//   rules count (suppress.hpp; `# attnsel: ignore[ID]` comments in the files too) and the settings
+//   file (.attnsel.toml or pyproject.toml [tool.attnsel], found above the paths: settings.hpp).
 //
 // Exit codes: 0 every command clean (or warnings only, without --strict; anything with --exit-zero);
 // 1 an error in a checked command, or a warning with --strict; 2 bad usage of attnsel or unreadable
@@ -37,6 +40,8 @@
 #include "attnsel/input.hpp"
 #include "attnsel/launch.hpp"
 #include "attnsel/matrix.hpp"
+#include "attnsel/settings.hpp"
+#include "attnsel/suppress.hpp"
 #include "attnsel/walk.hpp"
 #include "cli.hpp"
 
@@ -46,7 +51,7 @@ namespace {
 struct CheckArgs {
   std::optional<std::string> gpu, cuda, model_kind, matrix, installed, stdin_filename, release;
   std::optional<std::string> sglang_release, vllm_release;  // --sglang-version, --vllm-version: one engine's commands
-  std::string unknown_model = "note";
+  std::optional<std::string> unknown_model;  // note (default) or error
   std::string format = "text";
   bool json = false;  // --json: --format json
   bool strict = false;
@@ -55,9 +60,96 @@ struct CheckArgs {
   bool files_marker = false;  // --files: only in the help (main() takes the paths after it out of argv)
   std::vector<std::string> exclude, include;  // walk globs (walk.hpp)
   bool no_gitignore = false;
-  bool verbose = false;  // list every path a walk passed over
+  bool verbose = false;  // list every path a walk passed over, and the suppressed findings
+  std::vector<std::string> select, ignore;  // rule patterns, comma-separated and repeatable
+  bool report_unused = false;               // --report-unused-suppressions
+  std::optional<std::string> settings;      // --settings FILE
+  bool isolated = false;                    // --isolated: no settings file
   std::vector<std::string> inputs;  // files and directories, or the command after --
 };
+
+// --select/--ignore values: comma-separated, each a rule pattern attnsel knows (exit 2 naming the
+// closest id otherwise).
+std::vector<RulePattern> rule_patterns(const std::vector<std::string>& values, const char* flag) {
+  std::vector<RulePattern> out;
+  for (const std::string& value : values)
+    for (std::string p : CLI::detail::split(value, ',')) {
+      p = CLI::detail::trim_copy(p);
+      if (p.empty()) continue;
+      if (auto e = check_rule_pattern(p, flag)) fail(*e);
+      out.push_back({p, flag});
+    }
+  return out;
+}
+
+// What the run takes from the settings file: --settings FILE, else the one found above the paths
+// named (the current directory for a command after -- and for stdin), unless --isolated. Flags given
+// win over its keys; exclude, include and ignore add up; --select replaces select.
+struct RunRules {
+  RuleSelection rules;
+  bool report_unused = false;
+  std::string gpu_from;  // where the GPUs came from when the settings file gave them
+};
+RunRules settle(CheckArgs& a, bool after_separator) {
+  RunRules out;
+  if (a.isolated && a.settings) throw Failure{kUsage, "--isolated reads no settings file: give --settings FILE or --isolated, not both"};
+  std::optional<std::string> file = a.settings;
+  if (!file && !a.isolated) {
+    std::vector<std::string> starts;
+    if (after_separator || a.inputs.empty()) starts.emplace_back();
+    for (const std::string& p : after_separator ? std::vector<std::string>{} : a.inputs) starts.push_back(p == "-" ? "" : p);
+    std::optional<std::string> first;
+    std::string first_path;
+    for (const std::string& p : starts) {
+      auto found = find_settings_file(p);
+      if (!found) fail(found.error());
+      const std::string f = found->value_or("");
+      if (!first) {
+        first = f;
+        first_path = p.empty() ? "." : p;
+      } else if (*first != f) {
+        throw Failure{kUsage, fmt::format("{} and {} have different settings files ({} and {}): check them in separate "
+                                          "runs, or name one with --settings FILE (--isolated: none)",
+                                          encode_value(first_path, OutputChannel::terminal),
+                                          encode_value(p.empty() ? "." : p, OutputChannel::terminal),
+                                          first->empty() ? "none" : encode_value(*first, OutputChannel::terminal),
+                                          f.empty() ? "none" : encode_value(f, OutputChannel::terminal))};
+      }
+    }
+    if (first && !first->empty()) file = *first;
+  }
+  Settings s;
+  if (file) {
+    auto read = read_settings(*file);
+    if (!read) fail(read.error());
+    s = std::move(*read);
+  }
+  auto at = [&](const char* key) {
+    auto it = s.where.find(key);
+    return it == s.where.end() ? std::string() : it->second;
+  };
+  if (!a.gpu && s.gpus && !(std::getenv("ATTNSEL_GPU") && *std::getenv("ATTNSEL_GPU"))) {
+    a.gpu = s.gpus;
+    out.gpu_from = at("gpus") + " (gpus)";
+  }
+  if (!a.cuda) a.cuda = s.cuda;
+  if (!a.release && !a.sglang_release && !a.vllm_release) {
+    a.release = s.engine_version;
+    a.sglang_release = s.sglang_version;
+    a.vllm_release = s.vllm_version;
+  }
+  if (!a.strict) a.strict = s.strict.value_or(false);
+  if (!a.unknown_model) a.unknown_model = s.unknown_model;
+  if (!a.model_kind) a.model_kind = s.model_kind;
+  a.exclude.insert(a.exclude.begin(), s.exclude.begin(), s.exclude.end());
+  a.include.insert(a.include.begin(), s.include.begin(), s.include.end());
+  if (s.gitignore == false) a.no_gitignore = true;
+  out.rules = std::move(s.rules);
+  if (!a.select.empty()) out.rules.select = rule_patterns(a.select, "--select");
+  for (RulePattern& p : rule_patterns(a.ignore, "--ignore")) out.rules.ignore.push_back(std::move(p));
+  out.report_unused = a.report_unused || s.report_unused_suppressions.value_or(false);
+  return out;
+}
 
 struct Input {
   std::string name;
@@ -145,6 +237,9 @@ class TeeWriter final : public CheckWriter {
   void skipped(const std::vector<Error>& blocks) override {
     for (auto& w : writers_) w->skipped(blocks);
   }
+  void file_findings(const std::vector<FileFinding>& findings) override {
+    for (auto& w : writers_) w->file_findings(findings);
+  }
   void finish(const CheckInputs& inputs) override {
     for (auto& w : writers_) w->finish(inputs);
   }
@@ -207,7 +302,9 @@ std::string scope_of(const ContextHint& h) {
   return h.scope_first == 0 ? std::string() : fmt::format(" for lines {}-{}", h.scope_first, h.scope_last);
 }
 
-int run_check(const CheckArgs& a, bool after_separator) {
+int run_check(const CheckArgs& given, bool after_separator) {
+  CheckArgs a = given;
+  const RunRules run_rules = settle(a, after_separator);
   std::optional<std::string> gpu = a.gpu;
   if (!gpu)
     if (const char* env = std::getenv("ATTNSEL_GPU"); env && *env) gpu = env;
@@ -350,7 +447,7 @@ int run_check(const CheckArgs& a, bool after_separator) {
     }
   }
   if (a.model_kind) options.model_kind = parse_kind(*a.model_kind);
-  options.unknown_model_error = a.unknown_model == "error";
+  options.unknown_model_error = a.unknown_model == std::optional<std::string>("error");
 
   // The matrix for a release: --sglang-version, else the release a file names (built-in matrices only).
   std::map<std::string, std::shared_ptr<const Matrix>> by_release;
@@ -450,6 +547,7 @@ int run_check(const CheckArgs& a, bool after_separator) {
   writer_options.render = RenderOptions{format == CheckFormat::text && use_color()};
   writer_options.strict = a.strict;
   writer_options.quiet = a.quiet;
+  writer_options.show_suppressed = a.verbose;
   std::vector<std::unique_ptr<CheckWriter>> writers;
   std::size_t summary_budget = 0;
   std::unique_ptr<StepSummary> step_summary = format == CheckFormat::github ? open_step_summary(summary_budget) : nullptr;
@@ -468,13 +566,16 @@ int run_check(const CheckArgs& a, bool after_separator) {
   bool failed = false, any_skipped = false;
   // Each command is judged on its own targets: the GPUs of its part of the file (or --gpu), on the
   // platform it or its part says it runs on. One with no target left is a skipped block, told why.
-  const std::string given_from = a.gpu ? "--gpu" : "ATTNSEL_GPU";
+  const std::string given_from = !run_rules.gpu_from.empty() ? run_rules.gpu_from : given.gpu ? "--gpu" : "ATTNSEL_GPU";
   auto check_all = [&](const std::vector<LaunchCommand>& commands, const std::shared_ptr<const Matrix>& matrix,
                        const FileContext* context, const std::string& file, std::string_view text) {
     options.release = judged_release;
     options.release_engine = release_engine;
     options.releases = other_releases;
     const FileLines lines(text);  // once per file, not per command
+    // The file's suppression comments (`# attnsel: ignore[...]`), read once.
+    std::optional<SourceSuppressions> comments;
+    if (!text.empty()) comments.emplace(text, file);
     static const FileContext kNoContext;
     std::vector<Error> unscoped;
     std::set<std::string> told;  // a command read once per branch of its script is told of once
@@ -507,11 +608,17 @@ int run_check(const CheckArgs& a, bool after_separator) {
       }
       std::vector<CommandCheck> results = check_command(matrix, *catalog, cmd, targets, options);
       if (!text.empty()) locate_columns(results, lines);
+      suppress_findings(results, comments ? &*comments : nullptr, run_rules.rules);
       failed = failed || std::any_of(results.begin(), results.end(), [&](const CommandCheck& c) { return c.fails(a.strict); });
       writer.command(results, context);
     }
     writer.skipped(unscoped);
     any_skipped = any_skipped || !unscoped.empty();
+    if (comments) {
+      const std::vector<FileFinding> about = suppression_findings(*comments, run_rules.rules, run_rules.report_unused);
+      failed = failed || std::any_of(about.begin(), about.end(), [&](const FileFinding& f) { return f.fails(a.strict); });
+      writer.file_findings(about);
+    }
   };
   if (after_separator) check_all(argv_commands, matrix_for(nullptr), nullptr, "", {});
   for (ScannedFile& f : scanned) {
@@ -617,7 +724,25 @@ Command add_check_command(CLI::App& app) {
       ->type_name("GLOB")
       ->allow_extra_args(false);
   cmd->add_flag("--no-gitignore", args->no_gitignore, "walk directories without reading their .gitignore files");
-  cmd->add_flag("--verbose", args->verbose, "list on stderr every path a directory walk passed over, with why");
+  cmd->add_flag("-v,--verbose", args->verbose,
+                "list on stderr every path a directory walk passed over, with why; text: show suppressed findings");
+  cmd->add_option("--select", args->select,
+                  "only these rules count: comma-separated ids, families (args, check, advisory) or prefixes ending in * "
+                  "(attnsel rule --list); replaces the settings file's select; repeatable")
+      ->type_name("IDS")
+      ->allow_extra_args(false);
+  cmd->add_option("--ignore", args->ignore,
+                  "these rules never count (suppressed: counted and shown as such, not in the verdict); ids, families "
+                  "or prefixes* as --select; adds to the settings file's ignore; repeatable")
+      ->type_name("IDS")
+      ->allow_extra_args(false);
+  cmd->add_flag("--report-unused-suppressions", args->report_unused,
+                "a `# attnsel: ignore[...]` comment that suppressed nothing is a finding (check.unused-suppression)");
+  cmd->add_option("--settings", args->settings,
+                  "the settings file (.attnsel.toml, or pyproject.toml's [tool.attnsel]); default: the nearest one in "
+                  "the checked paths' directories and above, up to the repository's root")
+      ->type_name("FILE");
+  cmd->add_flag("--isolated", args->isolated, "read no settings file");
   cmd->add_flag("--files", args->files_marker,
                 "every argument after it is a FILE or DIR, never an option (a file may be named --help or -); put it "
                 "last: attnsel check --gpu sm90 --files deploy/*");
