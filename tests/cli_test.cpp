@@ -346,6 +346,46 @@ TEST(CliCompletion, BashCompletesCommandsOptionsAndDataValues) {
   }
   // After -- the launch command is not attnsel's: no attnsel words.
   EXPECT_EQ(complete_bash(script.out, "attnsel check --gpu sm90 -- python3 --"), "\n");
+  // A bare word offers the subcommands, not the hundreds of engine flags; a dash offers the options.
+  const std::string top = complete_bash(script.out, "attnsel \"\"");
+  EXPECT_EQ(top.find("--attention-backend"), std::string::npos) << top.substr(0, 400);
+  for (const char* sub : {"check\n", "select\n", "matrix\n", "probe\n"}) EXPECT_NE(top.find(sub), std::string::npos) << sub;
+  EXPECT_LT(std::count(top.begin(), top.end(), '\n'), 20) << top;
+  EXPECT_NE(complete_bash(script.out, "attnsel --att").find("--attention-backend\n"), std::string::npos);
+  // A list completes its last item; a GPU name with a space is one escaped word.
+  EXPECT_NE(("\n" + complete_bash(script.out, "attnsel --gpu sm90,H1")).find("\nsm90,H100\n"), std::string::npos);
+  EXPECT_NE(("\n" + complete_bash(script.out, "attnsel --gpu \"RTX 50\"")).find("\nRTX\\ 5090\n"), std::string::npos)
+      << complete_bash(script.out, "attnsel --gpu \"RTX 50\"");
+}
+
+// Papercuts of issue 25: the engine's --device PLATFORM pasted from a launch command, each
+// subcommand's own exit codes in its help, and the man page's EXIT STATUS holding exit codes only.
+TEST(CliContract, DevicePlatformFooterAndExitStatus) {
+  EXPECT_EQ(run_stdout("--device cuda --gpu sm90 --model mla").exit_code, 0);
+  const CliRun npu = run_stdout("--device npu --model mha");
+  EXPECT_EQ(npu.exit_code, 0) << npu.out;
+  EXPECT_NE(npu.out.find("npu"), std::string::npos) << npu.out;
+  const CliRun hpu = run_shell(std::string("'") + ATTNSEL_CLI + "' --device hpu --gpu sm90 --model mla 2>&1");
+  EXPECT_EQ(hpu.exit_code, 2);
+  EXPECT_NE(hpu.out.find("a probed GPU's index (0, 1 ...) or the engine's platform"), std::string::npos) << hpu.out;
+  EXPECT_EQ(hpu.out.find("179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878"),
+            std::string::npos);
+  EXPECT_EQ(run_stdout("--device npu --platform cuda --model mha").exit_code, 2);
+  for (const auto& [command, footer] : std::vector<std::pair<std::string, std::string>>{
+           {"matrix --help", "Exit codes: 0 printed"},
+           {"matrix lint --help", "Exit codes: 0 consistent"},
+           {"probe --help", "3 no GPU found"},
+           {"advisories --help", "Exit codes: 0 listed"},
+           {"--help", "4 a choice attnsel cannot judge"}}) {
+    const CliRun help = run_stdout(command);
+    EXPECT_NE(help.out.find(footer), std::string::npos) << command << ":\n" << help.out.substr(help.out.size() > 600 ? help.out.size() - 600 : 0);
+  }
+  const CliRun man = run_stdout("man");
+  const std::size_t exit_status = man.out.find(".SH EXIT STATUS\n");
+  ASSERT_NE(exit_status, std::string::npos);
+  const std::string section = man.out.substr(exit_status, man.out.find(".SH", exit_status + 4) - exit_status);
+  EXPECT_NE(section.find("0 valid plan"), std::string::npos) << section;
+  EXPECT_EQ(section.find("launch flag"), std::string::npos) << section;
 }
 
 TEST(CliCompletion, ZshAndFishScriptsParseWhereTheShellsExist) {

@@ -58,6 +58,7 @@ Command add_advisories_command(CLI::App& app) {
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("advisories", "list the known engine bugs attnsel checks commands against "
                                                    "(docs/advisories.md), filtered by engine, GPU, backend and release");
+  cmd->footer("Exit codes: 0 listed (none matching is not an error), 2 bad usage (an unknown engine, GPU or release).");
   cmd->add_option("--engine", args->engine, "an engine with advisories (default: every engine)");
   cmd->add_option("--gpu", args->gpu, "a GPU or architecture (sm90, H100, B200, gfx942): advisories that can apply to it");
   cmd->add_option("--backend", args->backend, "an attention backend as the engine spells it (fa3, FLASHINFER)");

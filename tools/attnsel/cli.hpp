@@ -20,6 +20,10 @@ namespace attnsel::cli {
 // Documented in the README; CI pipelines depend on them. kUsage is also a failed write (standard
 // output, the step summary): the output is incomplete, never a verdict.
 enum ExitCode : int { kOk = 0, kInvalidPlan = 1, kUsage = 2, kProbeFailed = 3, kNotJudged = 4 };
+// The exit codes of `attnsel [select|explain]`, for its --help and the man page's EXIT STATUS.
+inline constexpr const char* kSelectExitCodes =
+    "Exit codes: 0 valid plan, 1 no valid plan, 2 bad usage or input, 3 probing failed, 4 a choice attnsel cannot "
+    "judge (a backend or KV dtype its matrix has no data for).";
 
 // `attnsel check ... --files PATH...`: every argument after it is a path, never an option.
 inline constexpr std::string_view kFilesMarker = "--files";

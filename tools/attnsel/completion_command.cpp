@@ -154,12 +154,13 @@ std::string bash_script(const std::vector<CommandSpec>& commands) {
   for (const CommandSpec& c : commands)
     for (const std::string& sub : c.subcommands)
       out += fmt::format("      '{}|{}') path='{}' ;;\n", c.path, sub, c.path.empty() ? sub : c.path + " " + sub);
-  out += "    esac\n  done\n  local IFS=$'\\n' opts='' values='' files=0\n  case \"$path\" in\n";
+  out += "    esac\n  done\n  local IFS=$'\\n' opts='' subs='' values='' files=0\n  case \"$path\" in\n";
   for (const CommandSpec& c : commands) {
     std::vector<std::string> words;
     for (const auto& o : c.options) words.insert(words.end(), o.names.begin(), o.names.end());
-    words.insert(words.end(), c.subcommands.begin(), c.subcommands.end());
-    out += fmt::format("    '{}')\n      opts=$(printf '%s\\n' {})\n      case \"$prev\" in\n", c.path, shell_words(words));
+    out += fmt::format("    '{}')\n      opts=$(printf '%s\\n' {})\n", c.path, shell_words(words));
+    if (!c.subcommands.empty()) out += fmt::format("      subs=$(printf '%s\\n' {})\n", shell_words(c.subcommands));
+    out += "      case \"$prev\" in\n";
     for (const auto& o : c.options) {
       if (!o.takes_value) continue;
       std::string names;
@@ -177,8 +178,18 @@ std::string bash_script(const std::vector<CommandSpec>& commands) {
   out +=
       "  esac\n"
       "  if ((files)); then COMPREPLY=($(compgen -f -- \"$cur\")); return 0; fi\n"
-      "  if [[ -n $values ]]; then COMPREPLY=($(compgen -W \"$values\" -- \"$cur\")); return 0; fi\n"
-      "  COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
+      "  if [[ -n $values ]]; then\n"
+      "    # A comma-separated list (--gpu sm90,B200): the last item is completed, the ones before kept; a value\n"
+      "    # with a space (RTX 5090) is inserted escaped, one word.\n"
+      "    local head='' last=$cur v\n"
+      "    if [[ $cur == *,* ]]; then head=${cur%,*},; last=${cur##*,}; fi\n"
+      "    COMPREPLY=()\n"
+      "    for v in $(compgen -W \"$values\" -- \"$last\"); do COMPREPLY+=(\"$head$(printf '%q' \"$v\")\"); done\n"
+      "    return 0\n"
+      "  fi\n"
+      "  # Options once a dash is typed (the engine's own flags are hundreds); subcommands before.\n"
+      "  if [[ $cur == -* || -z $subs ]]; then COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
+      "  else COMPREPLY=($(compgen -W \"$subs\" -- \"$cur\")); fi\n"
       "}\n"
       "complete -F _attnsel attnsel\n";
   return out;
@@ -361,13 +372,15 @@ Command add_completion_command(CLI::App& app) {
   CLI::App* completion = app.add_subcommand(
       "completion", "print a shell completion script (bash, zsh or fish), generated from the options and the data");
   completion->add_option("shell", *shell, "bash|zsh|fish")->required()->check(CLI::IsMember({"bash", "zsh", "fish"}));
+  completion->footer("Exit codes: 0 printed, 2 bad usage (a shell other than bash, zsh and fish).");
   CLI::App* man = app.add_subcommand("man", "print the man page (roff): attnsel man | man -l -");
+  man->footer("Exit codes: 0 printed, 2 bad usage.");
   return [&app, completion, man, shell]() -> std::optional<int> {
     if (!*completion && !*man) return std::nullopt;
     define_all_options();
     std::vector<CommandSpec> commands;
     collect(&app, "", data_values(), commands);
-    if (*man) std::cout << man_page(commands, app.get_footer());
+    if (*man) std::cout << man_page(commands, kSelectExitCodes);
     else if (*shell == "bash") std::cout << bash_script(commands);
     else if (*shell == "zsh") std::cout << zsh_script(commands);
     else std::cout << fish_script(commands);

@@ -297,8 +297,7 @@ int run(int argc, char** argv) {
               : "invalid: " + m.error().describe());
   });
   app.require_subcommand(0, 1);
-  app.footer("Exit codes: 0 valid plan, 1 no valid plan, 2 bad usage or input, 3 probing failed, 4 a choice attnsel "
-             "cannot judge (a backend or KV dtype its matrix has no data for).");
+  app.footer(kSelectExitCodes);
 
   // Subcommands first claim their invocation; the root command (select) runs when none did.
   std::vector<Command> commands = {add_matrix_command(app), add_probe_command(app), add_check_command(app)};

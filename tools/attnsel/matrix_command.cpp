@@ -22,6 +22,7 @@ Command add_matrix_command(CLI::App& app) {
   cmd->require_subcommand(0, 1);
   args->format.add_options(*cmd, {"table", "markdown", "json"});
   args->matrix.add_options(*cmd);
+  cmd->footer("Exit codes: 0 printed, 2 bad usage or a matrix that does not load (matrix lint: 1 when inconsistent).");
 
   CLI::App* lint = cmd->add_subcommand(
       "lint",
@@ -33,6 +34,7 @@ Command add_matrix_command(CLI::App& app) {
   lint->add_flag("--full", args->full, "also every model family of the model table and --enable-deterministic-inference");
   lint->add_flag("--no-probes", args->no_probes, "skip the explicit per-backend probes (faster; fewer rules can fire)");
   lint->add_option("--max-examples", args->max_examples, "distinct problems to show (default 20)");
+  lint->footer("Exit codes: 0 consistent, 1 inconsistencies found, 2 bad usage or a matrix that does not load.");
 
   return [cmd, lint, args]() -> std::optional<int> {
     if (!*cmd) return std::nullopt;

@@ -12,6 +12,7 @@
 
 #include "attnsel/backend_config.hpp"
 #include "attnsel/check.hpp"
+#include "attnsel/encode.hpp"
 #include "attnsel/input.hpp"
 #include "attnsel/launch_args.hpp"
 #include "attnsel/probe.hpp"
@@ -31,7 +32,7 @@ struct SelectArgs {
   std::string prefer = "engine-default";
   std::string dtype{name_of(ComputeDtype::auto_)};
   std::optional<std::string> installed;
-  int device_index = 0;
+  std::optional<std::string> device;  // --device: an index, or the engine's --device PLATFORM
   bool all_devices = false;
   FormatChoice format;
   MatrixChoice matrix;
@@ -65,7 +66,9 @@ void add_select_options(CLI::App& app, SelectArgs& a) {
   app.add_option("--prefer", a.prefer, "page-size preference: prefix-reuse|throughput (default: what the engine does)")
       ->check(CLI::IsMember({"prefix-reuse", "throughput", "engine-default", "sglang-default"}));
   app.add_flag("--strict", a.strict, "documented caveats (e.g. FlashMLA with FP8 KV) are errors");
-  app.add_option("--device", a.device_index, "which probed GPU to plan for (default 0)")->check(CLI::NonNegativeNumber);
+  app.add_option("--device", a.device,
+                 "which probed GPU to plan for (default 0); the engine's own --device cuda|rocm|npu|xpu|cpu|mps (pasted "
+                 "from a launch command) is read as --platform");
   app.add_flag("--all-devices", a.all_devices, "plan for every probed GPU and say where the plans differ");
   a.matrix.add_options(app);
   app.add_option("--dtype", a.dtype, "the model's compute dtype: auto|fp16|bf16|fp32 (diffusion backends check it)")
@@ -73,14 +76,33 @@ void add_select_options(CLI::App& app, SelectArgs& a) {
   app.add_option("--installed", a.installed,
                  "optional Python packages present, comma-separated (e.g. sageattention,st_attn); detected with python3 when absent");
   a.format.add_options(app, {"text", "json", "markdown"});
-  app.footer("Every other flag is the engine's own launch flag (--attention-backend, --page-size, --kv-cache-dtype, --tp ...),\n"
-             "read with the engine's launch grammar: paste a launch command's flags. `attnsel matrix` lists the backends.");
+  app.footer(std::string("Every other flag is the engine's own launch flag (--attention-backend, --page-size, --kv-cache-dtype, "
+                         "--tp ...),\nread with the engine's launch grammar: paste a launch command's flags. `attnsel matrix` "
+                         "lists the backends.\n\n") +
+             kSelectExitCodes);
 }
 
 // --gpu (a comma-separated list plans for each), then ATTNSEL_GPU, then the probe (device
 // --device, or every one with --all-devices); non-CUDA platforms need no GPU.
 std::vector<DeviceInfo> devices_from_args(const Catalog& catalog, const SelectArgs& a) {
   std::optional<Platform> platform = a.platform ? parse_platform(*a.platform) : std::nullopt;
+  // --device: attnsel's probed-GPU index, or the engine's own --device PLATFORM from a pasted command.
+  std::size_t device_index = 0;
+  if (a.device) {
+    const std::string& d = *a.device;
+    if (!d.empty() && d.size() <= 6 && d.find_first_not_of("0123456789") == std::string::npos) {
+      device_index = static_cast<std::size_t>(std::stoul(d));
+    } else if (const auto p = parse_platform(d)) {
+      if (platform && *platform != *p)
+        throw Failure{kUsage, fmt::format("--device {} and --platform {} name different platforms",
+                                          encode_value(d, OutputChannel::terminal), *a.platform)};
+      platform = *p;
+    } else {
+      throw Failure{kUsage, fmt::format("--device {}: a probed GPU's index (0, 1 ...) or the engine's platform "
+                                        "(cuda, rocm, npu, xpu, cpu, mps)",
+                                        encode_value(d, OutputChannel::terminal))};
+    }
+  }
   std::optional<std::string> gpu = a.gpu;
   std::string origin = "--gpu";
   if (!gpu) {
@@ -114,10 +136,9 @@ std::vector<DeviceInfo> devices_from_args(const Catalog& catalog, const SelectAr
     throw Failure{kProbeFailed, render_probe_text(report, false) +
                                     "Pass the GPU instead: --gpu sm90 (or H100, B200, MI300X ...) or ATTNSEL_GPU=...; "
                                     "--platform npu|xpu|cpu needs no GPU."};
-  if (static_cast<std::size_t>(a.device_index) >= found)
-    throw Failure{kUsage, fmt::format("--device {}: only {} GPU(s) found", a.device_index, found)};
+  if (device_index >= found) throw Failure{kUsage, fmt::format("--device {}: only {} GPU(s) found", device_index, found)};
   for (std::size_t i = 0; i < found; ++i) {
-    if (!a.all_devices && i != static_cast<std::size_t>(a.device_index)) continue;
+    if (!a.all_devices && i != device_index) continue;
     auto device = device_from_probe(catalog, report, i, a.cuda);
     if (!device) fail(device.error(), device.error().where == "--cuda" ? kUsage : kProbeFailed);
     out.push_back(*device);

@@ -48,6 +48,8 @@ Command add_versions_commands(CLI::App& app) {
   diff->add_option("--engine", args->engine, "the engine of bare releases (default sglang)");
   args->format.add_options(*diff, {"table", "markdown", "json"});
   diff->add_flag("--exit-code", args->exit_code, "exit 1 when the matrices differ, like git diff --exit-code");
+  diff->footer("Exit codes: 0 printed (with --exit-code: the matrices are the same), 1 with --exit-code: they differ, "
+               "2 bad usage or a matrix that does not load.");
 
   return [matrix, diff, versions, args]() -> std::optional<int> {
     if (*diff) {
