@@ -143,6 +143,31 @@ class Selection:
         self.flag_notes: List[Finding] = [Finding._from(f) for f in raw["flag_notes"]]
         self.rejected: List[Rejection] = [
             Rejection(r["backend"], r["slot"], [Finding._from(f) for f in r["reasons"]]) for r in raw["rejected"]]
+        #: One Selection per GPU asked for (``select(gpu="sm90,B200")``); ``[self]`` for one GPU.
+        self.devices: List["Selection"] = [self]
+        #: Whether every GPU gets the same plan, so that one launch command fits them all.
+        self.same_plan: bool = True
+
+    @classmethod
+    def _of_devices(cls, each: List["Selection"]) -> "Selection":
+        """The plans of several GPUs: ok when every one is, the flags when they are the same plan."""
+        same = all(s.flags == each[0].flags and s.plan == each[0].plan for s in each)
+        self = cls.__new__(cls)
+        self.devices, self.same_plan = list(each), same
+        self.ok = all(s.ok for s in each)
+        self.flags = list(each[0].flags) if same else []
+        self.errors = [f for s in each for f in s.errors]
+        self.warnings = [f for s in each for f in s.warnings]
+        self.notes = [f for s in each for f in s.notes]
+        self.flag_notes = list(each[0].flag_notes)
+        self.rejected = [r for s in each for r in s.rejected]
+        self._selection = {"plan": each[0].plan if same else None}
+        docs = [json.loads(s._document) for s in each]
+        self._document = json.dumps({"schema_version": docs[0].get("schema_version", 1),
+                                     "attnsel_version": docs[0].get("attnsel_version"), "kind": "select",
+                                     "ok": self.ok, "same_plan": same, "flags": self.flags if same else None,
+                                     "devices": docs})
+        return self
 
     @property
     def plan(self) -> Dict[str, Any]:
@@ -310,7 +335,7 @@ def _optional_text(value: Any, name: str) -> Optional[str]:
     raise UsageError(f"{name}: expected a string, got {type(value).__name__}", code="invalid_argument", where=name)
 
 
-def select(gpu: Optional[str] = None, model: Optional[str] = None, cuda: Optional[str] = None, *,
+def select(gpu: Union[None, str, Sequence[str]] = None, model: Optional[str] = None, cuda: Optional[str] = None, *,
            engine: str = "sglang", engine_version: Optional[str] = None, platform: Optional[str] = None,
            sliding_window: bool = False, multimodal: bool = False, attention_sinks: bool = False,
            dtype: str = "auto", strict: bool = False, prefer: Optional[str] = None,
@@ -328,7 +353,18 @@ def select(gpu: Optional[str] = None, model: Optional[str] = None, cuda: Optiona
     Raises UnknownNameError (an unknown GPU, model, backend, engine), UsageError (a bad value,
     a flag the engine would refuse: ``.rule`` and ``.findings`` say which), NoDeviceError.
     """
+    if isinstance(gpu, (list, tuple)):
+        gpu = ",".join(_text(g, "gpu") for g in gpu)
     gpu = _optional_text(gpu, "gpu")
+    if gpu is not None and "," in gpu:
+        names = [g.strip() for g in gpu.split(",")]
+        if not all(names):
+            raise UsageError(f"gpu: an empty name in {gpu!r}", code="invalid_argument", where="gpu")
+        return Selection._of_devices([
+            select(g, model, cuda, engine=engine, engine_version=engine_version, platform=platform,
+                   sliding_window=sliding_window, multimodal=multimodal, attention_sinks=attention_sinks, dtype=dtype,
+                   strict=strict, prefer=prefer, installed=installed, device=device, launch_args=launch_args,
+                   **engine_flags) for g in names])
     model = _optional_text(model, "model")
     cuda = _optional_text(cuda, "cuda")
     if isinstance(launch_args, str):

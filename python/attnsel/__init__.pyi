@@ -53,6 +53,8 @@ class Selection:
     notes: List[Finding]
     flag_notes: List[Finding]
     rejected: List[Rejection]
+    devices: List["Selection"]
+    same_plan: bool
     @property
     def plan(self) -> Dict[str, Any]: ...
     def to_dict(self) -> Dict[str, Any]: ...
@@ -107,7 +109,7 @@ class ProbeReport:
     def __iter__(self) -> Iterator[Dict[str, Any]]: ...
 
 def launch_flags(**engine_flags: FlagValue) -> List[str]: ...
-def select(gpu: Optional[str] = ..., model: Optional[str] = ..., cuda: Optional[str] = ..., *, engine: str = ...,
+def select(gpu: Union[None, str, Sequence[str]] = ..., model: Optional[str] = ..., cuda: Optional[str] = ..., *, engine: str = ...,
            engine_version: Optional[str] = ..., platform: Optional[str] = ..., sliding_window: bool = ...,
            multimodal: bool = ..., attention_sinks: bool = ..., dtype: str = ..., strict: bool = ...,
            prefer: Optional[str] = ..., installed: Optional[Sequence[str]] = ..., device: int = ...,

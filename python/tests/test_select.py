@@ -192,3 +192,16 @@ def test_threads_get_the_same_answers():
     for t in threads:
         t.join()
     assert results == expected
+
+
+def test_several_gpus_are_planned_each():
+    both = attnsel.select(gpu="sm90,MI300X", model="deepseek-ai/DeepSeek-V3")
+    assert [d.plan["attention_backend"] for d in both.devices] == ["fa3", "triton"]
+    assert both.ok and not both.same_plan and both.flags == []
+    assert [d["plan"]["attention_backend"] for d in both.to_dict()["devices"]] == ["fa3", "triton"]
+    same = attnsel.select(gpu=["H100", "H200"], model="deepseek-ai/DeepSeek-V3")
+    assert same.same_plan and same.flags == same.devices[0].flags and len(same.devices) == 2
+    one = attnsel.select(gpu="sm90", model="mla")
+    assert one.devices == [one] and one.same_plan
+    with pytest.raises(attnsel.UsageError):
+        attnsel.select(gpu="sm90,", model="mla")

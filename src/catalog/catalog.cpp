@@ -341,6 +341,12 @@ void assume_cuda(const Catalog& catalog, DeviceInfo& d) {
 
 Result<DeviceInfo> resolve_device(const Catalog& catalog, const DeviceSpec& spec) {
   DeviceInfo d;
+  if (spec.gpu && spec.gpu->find(',') != std::string::npos)
+    return Error{ErrorCode::invalid_argument,
+                 fmt::format("{} names several GPUs; a device is one of them (plan each: attnsel --gpu A,B plans for "
+                             "every GPU of the list)",
+                             spec.origin),
+                 spec.origin, {}, {}};
   if (spec.gpu) {
     auto r = catalog.resolve_gpu(*spec.gpu);
     if (!r) {
