@@ -193,6 +193,32 @@ TEST(ShellLexer, ShapesOfExpansions) {
   EXPECT_EQ(c.args[6], "8");  // the default, judged, marked as a value
 }
 
+// A section title that negates a GPU does not make it a target: the GPUs each title leaves a
+// command under it (a Markdown heading over one sglang command), "" for none.
+TEST(FileContext, NegatedGpusInTitlesAreNoTargets) {
+  struct Case {
+    const char* title;
+    const char* targets;
+  };
+  const Case cases[] = {
+      {"FlashInfer (Default for Non-Hopper Machines, e.g., A100, A40)", "A100,A40"},
+      {"FlashAttention 3 (Default for Hopper Machines, e.g., H100, H200, H20)", "sm90,H100,H200,H20"},
+      {"Runs on every GPU except B200", ""},
+      {"Not supported on the H100 or H200; use A100", "A100"},
+      {"Works on GPUs other than H20, such as L40S", "L40S"},
+      {"Without 8x H100: one B200", "B200"},
+      {"Note: On H100 GPUs, use TP4", "H100"},  // "Note" is no "not"
+      {"B200, not GB200", "B200"},
+  };
+  for (const Case& c : cases) {
+    const std::string text = std::string("## ") + c.title +
+                             "\n\n```bash\npython3 -m sglang.launch_server --model-path Qwen/Qwen3-8B\n```\n";
+    const LaunchScan scan = scan_launch_input(text, "guide.md");
+    ASSERT_EQ(scan.commands.size(), 1u) << c.title;
+    EXPECT_EQ(command_scope(scan.context, scan.commands[0], std::nullopt).gpus, c.targets) << c.title;
+  }
+}
+
 TEST(FileContext, GpuLabels) {
   EXPECT_EQ(gpu_from_label("NVIDIA-H100-80GB-HBM3"), "H100");
   EXPECT_EQ(gpu_from_label("nvidia-h200-141gb"), "H200");
@@ -241,7 +267,7 @@ TEST(CheckCli, DirectoryIsWalked) {
   if (std::string(ATTNSEL_CLI).empty()) GTEST_SKIP() << "no CLI in this build";
   auto [rc, out] = run_cli("check --gpu sm90 '" + kDir + "bench'");
   EXPECT_EQ(rc, 2) << out;  // bad_block.sh's block was not read: the verdict is incomplete
-  EXPECT_NE(out.find("read 22 files, 22 with launch commands"), std::string::npos) << out;
+  EXPECT_NE(out.find("read 23 files, 23 with launch commands"), std::string::npos) << out;
   EXPECT_NE(out.find("skipped"), std::string::npos) << out;  // bad_block.sh's unterminated quote
 }
 

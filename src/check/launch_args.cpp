@@ -2,6 +2,7 @@
 // engine's parser exits on becomes an error on the flag's line; what it resolves silently (a
 // unique prefix, a deprecated spelling) becomes a note. Values the shell fills in are not checked.
 #include "attnsel/launch_args.hpp"
+#include "check/launch_internal.hpp"
 
 #include <algorithm>
 #include <iterator>
@@ -776,9 +777,10 @@ std::vector<std::string> ParsedArgs::unbound() const {
 
 bool ArgValue::known() const {
   if (shape == WordShape::literal) return true;
-  // A variable's default as the reader resolved it (one plain word), quoted or not.
+  // A variable's default as the reader resolved it (one plain word), quoted or not; not one that
+  // holds a placeholder (<path>, {{ x }}, ..., REPLACE_ENV_X: launch_detail::placeholder_shape).
   return text.find_first_of("$`<>") == std::string::npos && text.find("{{") == std::string::npos &&
-         text.find("...") == std::string::npos && !text.empty() &&
+         text.find("...") == std::string::npos && !launch_detail::holds_template_name(text) && !text.empty() &&
          (shape == WordShape::value || text.find_first_of(" \t") == std::string::npos);
 }
 

@@ -336,11 +336,33 @@ bool known_gpu(const std::string& name) {
   return known[name] = static_cast<bool>((*catalog)->resolve_gpu(name));
 }
 
+// Words that negate the GPU names after them in a clause: "Non-Hopper", "not on H100", "except
+// B200", "without A100", "other than H20".
+bool negating_word(std::string_view w, std::string_view before) {
+  for (std::string_view n : {"NON", "NOT", "EXCEPT", "EXCLUDING", "WITHOUT", "NOR", "UNLIKE", "BESIDES"})
+    if (w == n) return true;
+  return w == "THAN" && (before == "OTHER" || before == "RATHER");
+}
+
+// Words that may stand between a negation and the GPU names it negates ("not supported on the
+// H100 or H200", "except on 8x B200"): the clause goes on through them.
+bool clause_word(std::string_view w) {
+  static constexpr std::string_view kWords[] = {"OR", "AND", "ON", "FOR", "IN", "WITH", "THE", "A", "AN", "ANY",
+                                                "SUPPORTED", "AVAILABLE", "YET", "USE", "RUN", "RUNS", "WORK",
+                                                "WORKS", "GPU", "GPUS", "NVIDIA", "AMD", "INSTINCT", "ALSO"};
+  if (std::find(std::begin(kWords), std::end(kWords), w) != std::end(kWords)) return true;
+  // A count written before a name: "8X".
+  return w.size() >= 2 && w.back() == 'X' && std::all_of(w.begin(), w.end() - 1, [](char c) { return is_digit(c); });
+}
+
 // The GPUs a title or sentence names ("8x H100", "MI300X", "B200/GB200", "sm90", "gfx942"), each
-// once, in order: the names --gpu takes, those the catalog knows.
+// once, in order: the names --gpu takes, those the catalog knows. A name the text negates is none
+// of them: "Non-Hopper", "not on H100 or H200", "except B200", "other than H20" (the negation
+// reaches over a list of names and the small words of its clause, up to a '.', ':', ';' or bracket).
 std::vector<std::string> gpus_named(std::string_view text) {
   const std::string up = gpu_match_form(text.substr(0, 512));
   std::vector<std::pair<std::size_t, std::string>> found;  // offset, name
+  std::vector<std::pair<std::size_t, std::size_t>> spans;  // every name's span, for the negation's lists
   std::vector<std::pair<std::size_t, std::size_t>> taken;  // the spans already matched, by longer names
   auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
   for (const GpuName& gpu : catalog_gpu_names()) {
@@ -352,6 +374,7 @@ std::vector<std::string> gpus_named(std::string_view text) {
       if (!before || (end < up.size() && is_digit(up[end]))) continue;
       if (std::any_of(taken.begin(), taken.end(), [&](const auto& s) { return s.first <= at && at < s.second; })) continue;
       taken.emplace_back(at, end);
+      spans.emplace_back(at, end);
       found.emplace_back(at, gpu.name);
     }
   }
@@ -362,6 +385,7 @@ std::vector<std::string> gpus_named(std::string_view text) {
     for (std::size_t at = up.find(family); at != npos; at = up.find(family, at + 1)) {
       const std::size_t end = at + family.size();
       if ((at > 0 && alnum(up[at - 1])) || (end < up.size() && alnum(up[end]))) continue;
+      spans.emplace_back(at, end);
       found.emplace_back(at, std::string(arch));
     }
   }
@@ -374,13 +398,43 @@ std::vector<std::string> gpus_named(std::string_view text) {
       const std::size_t digits = end;
       while (end < up.size() && is_digit(up[end])) ++end;
       if (end - digits < 2 || end - digits > 4 || (end < up.size() && alnum(up[end]))) continue;
+      spans.emplace_back(at, end);
       found.emplace_back(at, lower(arch) + up.substr(digits, end - digits));
     }
   }
+  // Whether the name at `at` is negated: the words before it, back to the clause's start.
+  auto negated = [&](std::size_t at) {
+    std::size_t i = at;
+    for (int words = 0; i > 0 && words < 12;) {
+      const char c = up[i - 1];
+      if (c == ' ' || c == '\t' || c == ',' || c == '/' || c == '&' || c == '+') {
+        --i;
+        continue;
+      }
+      if (!alnum(c)) return false;  // '.', ':', ';', brackets: the clause began after it
+      std::size_t b = i;
+      while (b > 0 && alnum(up[b - 1])) --b;
+      const std::string_view w(up.data() + b, i - b);
+      std::size_t pb = b;
+      while (pb > 0 && up[pb - 1] == ' ') --pb;
+      std::size_t pa = pb;
+      while (pa > 0 && alnum(up[pa - 1])) --pa;
+      if (negating_word(w, std::string_view(up.data() + pa, pb - pa))) return true;
+      const bool name = std::any_of(spans.begin(), spans.end(), [&](const auto& s) { return s.first <= b && b < s.second; });
+      if (!name && !clause_word(w)) return false;
+      if (name)  // the whole name ("RTX 6000"), whatever its words
+        for (const auto& s : spans)
+          if (s.first <= b && b < s.second) b = std::min(b, s.first);
+      i = b;
+      ++words;
+    }
+    return false;
+  };
   std::sort(found.begin(), found.end());
   std::vector<std::string> out;
   for (auto& f : found)
-    if (known_gpu(f.second) && std::find(out.begin(), out.end(), f.second) == out.end()) out.push_back(std::move(f.second));
+    if (!negated(f.first) && known_gpu(f.second) && std::find(out.begin(), out.end(), f.second) == out.end())
+      out.push_back(std::move(f.second));
   return out;
 }
 

@@ -136,11 +136,42 @@ struct ArgWord {
   WordShape shape = WordShape::literal;
 };
 
-// Documentation placeholders are unknown values: <model-path>, `...`, {{ .Values.model }}.
+// Whether a word holds a name a template fills in before launch: REPLACE_ENV_X (llm-d-benchmark
+// renders those), YOUR_MODEL_PATH, __PORT__. The name is a run of letters, digits and '_' of its
+// own (not the tail of another name); REPLACE_ and YOUR_ must be followed by one, __X__ be upper case.
+inline bool holds_template_name(std::string_view text) {
+  auto name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
+  for (std::size_t at = 0; at < text.size();) {
+    if (!name_char(text[at])) {
+      ++at;
+      continue;
+    }
+    std::size_t end = at;
+    while (end < text.size() && name_char(text[end])) ++end;
+    const std::string_view name = text.substr(at, end - at);
+    auto prefixed = [&](std::string_view prefix) {
+      if (name.size() <= prefix.size()) return false;
+      for (std::size_t k = 0; k < prefix.size(); ++k)
+        if (std::toupper(static_cast<unsigned char>(name[k])) != prefix[k]) return false;
+      return std::isalnum(static_cast<unsigned char>(name[prefix.size()])) != 0;
+    };
+    if (prefixed("REPLACE_") || prefixed("YOUR_")) return true;
+    if (name.size() >= 5 && name.substr(0, 2) == "__" && name.substr(name.size() - 2) == "__" &&
+        std::none_of(name.begin(), name.end(), [](char c) { return std::islower(static_cast<unsigned char>(c)) != 0; }) &&
+        std::any_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }))
+      return true;
+    at = end;
+  }
+  return false;
+}
+
+// Documentation and template placeholders are unknown values: <model-path>, `...`,
+// {{ .Values.model }}, REPLACE_ENV_BLOCK_SIZE, YOUR_HF_TOKEN, __PORT__ (holds_template_name).
 inline WordShape placeholder_shape(std::string_view text, WordShape shape) {
   if (text == "..." || text == "\u2026") return WordShape::words;
   if (text.find("{{") != npos || text.find("}}") != npos) return shape > WordShape::value ? shape : WordShape::value;
   if (text.size() > 2 && text.front() == '<' && text.back() == '>') return shape > WordShape::value ? shape : WordShape::value;
+  if (holds_template_name(text)) return shape > WordShape::value ? shape : WordShape::value;
   return shape;
 }
 

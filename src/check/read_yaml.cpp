@@ -396,6 +396,9 @@ class YamlScanner {
   // A list of --flags (container args without a command, Helm values extraArgs) in a document
   // that names an engine's image or launcher: that engine's flags. True when read.
   // `owner` is the map holding the list: its own `image`, when it has one, decides the engine.
+  // A list whose map names no image is the engine's only when its options are, three in four or
+  // more, flags of that engine: another program's args in the same document (an Envoy sidecar's
+  // `proxy.args: [--service-node, ..., --concurrency, 8]`) are not.
   bool flag_list(const YAML::Node& node, const YAML::Node& owner) {
     if (!node.IsDefined() || !node.IsSequence() || node.size() == 0 || !node[0].IsScalar() ||
         !starts_with(node[0].Scalar(), "--"))
@@ -409,10 +412,33 @@ class YamlScanner {
                                                : engine_of_text(std::string_view(file_.text).substr(doc_pos_));
     if (!engine) return false;
     const std::vector<ArgWord> argv = resolve_defaults(words_of(node));
+    if (!image.IsDefined() && !mostly_flags_of(*engine, argv)) return false;
     LaunchCommand cmd = launch_command(sink_, *engine, "flags", argv.empty() ? line_of(node) : argv.front().line, argv);
     cmd.positional_model = false;  // bare flags: no launcher word, so no positional model
     sink_.found.push_back(std::move(cmd));
     return true;
+  }
+
+  // Whether three in four or more of the options among `argv` (words starting with '-', a value
+  // after '=' left out) are flags of the launcher's grammar, as written or with '_' for '-' where
+  // the grammar reads them so. Words the shell fills in are not counted; none counted: false.
+  static bool mostly_flags_of(const Launcher& launcher, const std::vector<ArgWord>& argv) {
+    auto profile = builtin_profile(launcher.engine);
+    const Grammar* grammar = profile ? (*profile)->grammar(launcher.grammar) : nullptr;
+    if (!grammar) return false;
+    std::size_t options = 0, known = 0;
+    for (const ArgWord& w : argv) {
+      if (w.shape != WordShape::literal || w.text.size() < 2 || w.text.front() != '-' || w.text == "--") continue;
+      if (std::isdigit(static_cast<unsigned char>(w.text[1])) || w.text[1] == '.') continue;  // a negative number
+      std::string option = w.text.substr(0, w.text.find('='));
+      ++options;
+      if (grammar->underscore_dashes)
+        for (std::size_t k = 2; k < option.size() && option[k] != '.'; ++k)
+          if (option[k] == '_') option[k] = '-';
+      if (grammar->dotted_keys && option.find('.') != npos) option = option.substr(0, option.find('.'));
+      if (grammar->exact(option)) ++known;
+    }
+    return options > 0 && known * 4 >= options * 3;
   }
 
   // The first launcher whose engine the document names: an image ".../ENGINE:tag" or the launcher.

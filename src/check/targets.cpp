@@ -6,7 +6,11 @@
 
 #include <fmt/format.h>
 
+#include "attnsel/catalog.hpp"
 #include "attnsel/check.hpp"
+#include "attnsel/launch_args.hpp"
+#include "attnsel/matrix.hpp"
+#include "attnsel/profile.hpp"
 #include "check/launch_internal.hpp"
 
 namespace attnsel {
@@ -46,6 +50,107 @@ std::string where_of(const std::string& file, const ContextHint& h) {
   return fmt::format("{}:{} ({}: {})", file, h.line, h.source, h.text);
 }
 
+// The backends a command chooses itself, per its engine's newest matrix: the values of the flags
+// and variables bound to a slot of the matrix ("attention.all", "linear.decode"), as the engine
+// reads them (the last one given). Which flags those are is the profile's and the matrix's data.
+struct Choice {
+  BackendId id;
+  std::string written;  // "--attention-backend ascend", "VLLM_ATTENTION_BACKEND=ROCM_AITER_FA"
+  int line = 0;
+};
+struct Choices {
+  std::shared_ptr<const Matrix> matrix;
+  std::vector<Choice> backends;
+};
+
+Choices explicit_choices(const LaunchCommand& command) {
+  Choices out;
+  if (command.engine.empty()) return out;
+  const auto profile = builtin_profile(command.engine);
+  if (!profile) return out;
+  const Grammar* grammar = (*profile)->grammar(command.grammar);
+  auto matrix = builtin_matrix(command.engine);
+  if (!grammar || !matrix) return out;
+  out.matrix = *matrix;
+  const Matrix& m = *out.matrix;
+  auto choose = [&](const std::string& field, std::string value, bool upper, const std::string& written, int line) {
+    const std::size_t dot = field.find('.');
+    if (dot == std::string::npos) return;
+    const auto slot = m.find_slot(std::string_view(field).substr(0, dot));
+    if (!slot) return;
+    if (upper)
+      for (char& c : value) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (const auto id = m.find_backend(value, *slot)) out.backends.push_back({*id, written + value, line});
+  };
+  ParseOptions options;
+  options.positional_model = command.positional_model;
+  const ParsedArgs args = parse_launch_args(command, *grammar, options);
+  std::vector<std::string> fields;
+  for (const ParsedArgs::Given& g : args.given)
+    if (g.flag && !g.flag->field.empty() && !g.unset &&
+        std::find(fields.begin(), fields.end(), g.flag->field) == fields.end())
+      fields.push_back(g.flag->field);
+  for (const std::string& field : fields) {
+    const ArgValue* v = args.value(field);
+    const ParsedArgs::Given* g = args.flag(field);
+    if (v && g && v->known())
+      choose(field, v->text, g->flag->upper_case, g->written + " ", v->line ? v->line : command.line);
+  }
+  for (const auto& [field, v] : args.keyed)
+    if (v.known()) choose(field, v.text, false, v.flag + " ", v.line ? v.line : command.line);
+  for (const LaunchCommand::EnvSetting& e : command.environment)
+    for (const EngineProfile::EnvBinding& b : (*profile)->environment)
+      if (b.variable == e.name && !b.field.empty() && b.ignored_since.empty() && e.value.find('$') == std::string::npos)
+        choose(b.field, e.value, true, e.name + "=", e.line ? e.line : command.line);
+  return out;
+}
+
+// The one platform the command's chosen backends run on (a backend whose cells name one platform:
+// SGLang's `ascend`, vLLM's ROCM_AITER_FA), with the choice that says it; unset when no choice
+// names one platform, or two name different ones.
+std::optional<ContextHint> platform_of_choices(const LaunchCommand& command, const Choices& choices) {
+  std::optional<ContextHint> out;
+  for (const Choice& c : choices.backends) {
+    std::optional<Platform> only;
+    bool several = false;
+    for (const Cell& cell : choices.matrix->backend(c.id).cells)
+      for (int k = 0; k < kPlatformCount; ++k) {
+        const auto p = static_cast<Platform>(k);
+        if (!cell.platforms.contains(p)) continue;
+        several = several || (only && *only != p);
+        only = p;
+      }
+    if (!only || several) continue;  // runs on several platforms: says nothing
+    const std::string platform(name_of(*only));
+    if (out && out->value != platform) return std::nullopt;
+    if (!out)
+      out = ContextHint{platform, fmt::format("{} runs only on {}", c.written, platform_name(platform)), c.written,
+                        command.engine, c.line, 0, 0};
+  }
+  return out;
+}
+
+// Whether every chosen backend has a cell for the GPU's platform and compute capability (a GPU
+// the catalog does not know, or without a capability, fits).
+bool fits(const Choices& choices, const std::string& gpu) {
+  static const auto catalog = builtin_catalog();
+  if (!catalog || !choices.matrix) return true;
+  const auto device = (*catalog)->resolve_gpu(gpu);
+  if (!device) return true;
+  for (const Choice& c : choices.backends) {
+    bool any = false;
+    for (const Cell& cell : choices.matrix->backend(c.id).cells) {
+      if (!cell.platforms.contains(device->platform)) continue;
+      const auto& cc = device->compute_capability;
+      any = any || !cc || cell.compute_capability.empty() ||
+            std::any_of(cell.compute_capability.begin(), cell.compute_capability.end(),
+                        [&](const VersionRange& r) { return r.contains(*cc); });
+    }
+    if (!any) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 CommandScope command_scope(const FileContext& context, const LaunchCommand& command,
@@ -65,6 +170,21 @@ CommandScope command_scope(const FileContext& context, const LaunchCommand& comm
   std::vector<const ContextHint*> chosen;
   for (const ContextHint& h : context.gpus)
     if (!scoped || (h.holds(at) && span_of(h) == best)) chosen.push_back(&h);
+  // The command's own backend choices matter only for the GPUs its file names (below).
+  const Choices choices = given || context.gpus.empty() ? Choices{} : explicit_choices(command);
+  // No part holding the command names a GPU, so it gets every GPU the file names, in parts written
+  // for other commands: of those, the GPUs its own backend choices run on (the FlashMLA example of
+  // a document is not judged on the A100 a FlashInfer example names), all of them when none fits.
+  std::string narrowed;
+  if (!given && !scoped && chosen.size() > 1 && !choices.backends.empty()) {
+    std::vector<const ContextHint*> fitting;
+    for (const ContextHint* h : chosen)
+      if (fits(choices, h->value)) fitting.push_back(h);
+    if (!fitting.empty() && fitting.size() < chosen.size()) {
+      chosen = std::move(fitting);
+      for (const Choice& c : choices.backends) narrowed += (narrowed.empty() ? "" : ", ") + c.written;
+    }
+  }
   if (given) {
     scope.gpus = *given;
   } else {
@@ -72,6 +192,8 @@ CommandScope command_scope(const FileContext& context, const LaunchCommand& comm
       if (("," + scope.gpus + ",").find("," + h->value + ",") != std::string::npos) continue;
       scope.gpus += (scope.gpus.empty() ? "" : ",") + h->value;
       scope.gpus_from.push_back(*h);
+      if (!narrowed.empty())
+        scope.gpus_from.back().source += fmt::format("; of the GPUs the file names elsewhere, one {} runs on", narrowed);
     }
   }
 
@@ -113,11 +235,25 @@ CommandScope command_scope(const FileContext& context, const LaunchCommand& comm
   const ContextHint* pick = nullptr;
   for (const ContextHint& p : said) {
     if (span_of(p) != inner) continue;
-    if (pick && pick->value != p.value) return scope;  // "NVIDIA" and an MI300X in one part
+    if (pick && pick->value != p.value) {  // "NVIDIA" and an MI300X in one part
+      pick = nullptr;
+      break;
+    }
     if (!pick) pick = &p;
   }
   // A platform the whole file is written for, with no part saying more, is said by every line.
-  if (pick) scope.platform = *pick;
+  if (pick) {
+    scope.platform = *pick;
+    return scope;
+  }
+  // Else, for targets the file names, the platform the command's own backend choices run on: the
+  // Ascend backend is judged on the file's NPUs, not on every CUDA GPU it names elsewhere. Targets
+  // given (--gpu) are judged as given: there an NPU backend on sm90 is the error to report.
+  if (!choices.backends.empty())
+    if (std::optional<ContextHint> p = platform_of_choices(command, choices)) {
+      scope.platform = std::move(p);
+      scope.own_platform = true;
+    }
   return scope;
 }
 
