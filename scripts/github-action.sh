@@ -111,16 +111,16 @@ if [[ -n "${ATTNSEL_ARGS:-}" ]]; then
   args+=("${extra[@]}")
 fi
 
-# The log: annotations (GITHUB_STEP_SUMMARY, when set, gets the Markdown report from attnsel itself).
-# The paths come from the pull request: they go after --files, where no name is an option (a file
-# named --help or --matrix=evil.json is a file), and they are the last arguments.
-"$attnsel" "${args[@]}" --format "$format" --files "${paths[@]}"
+# One run: the log's annotations (GITHUB_STEP_SUMMARY, when set, gets the Markdown report from
+# attnsel itself) and the JSON report the totals come from (--report). The paths come from the pull
+# request: they go after --files, where no name is an option (a file named --help or
+# --matrix=evil.json is a file), and they are the last arguments.
+report="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/attnsel-check-$$.json"
+rm -f "$report"
+"$attnsel" "${args[@]}" --format "$format" --report "$report" --files "${paths[@]}"
 code=$?
 
-# The totals, from the JSON report (the same run's numbers: the check is deterministic).
-report="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/attnsel-check-$$.json"
-GITHUB_STEP_SUMMARY='' "$attnsel" "${args[@]}" --format json --files "${paths[@]}" >"$report" 2>/dev/null
-summary_value() {  # the number of KEY in the report's summary object
+summary_value() {  # the number of KEY in the report's summary object (attnsel writes it: two-space indents)
   sed -n '/^  "summary": {/,/^  }/p' "$report" | sed -n "s/^    \"$1\": \\([0-9][0-9]*\\),\\{0,1\\}\$/\\1/p"
 }
 if [[ -n "${GITHUB_OUTPUT:-}" ]]; then

@@ -26,6 +26,7 @@
 #include <cerrno>
 #include <cstring>
 #include <exception>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
@@ -64,6 +65,7 @@ struct CheckArgs {
   std::vector<std::string> select, ignore;  // rule patterns, comma-separated and repeatable
   bool report_unused = false;               // --report-unused-suppressions
   std::optional<std::string> settings;      // --settings FILE
+  std::optional<std::string> report;        // --report FILE: the JSON document too, whatever --format prints
   bool isolated = false;                    // --isolated: no settings file
   std::vector<std::string> inputs;  // files and directories, or the command after --
 };
@@ -557,6 +559,21 @@ int run_check(const CheckArgs& given, bool after_separator) {
                                                                                        : OutputChannel::terminal,
                      writer_options.render.color);
   writers.push_back(make_check_writer(format, std::cout, writer_options));
+  // --report FILE: the JSON document beside what --format prints (the Action's totals, from the same run).
+  std::unique_ptr<std::ofstream> report;
+  if (a.report) {
+    report = std::make_unique<std::ofstream>(*a.report, std::ios::binary | std::ios::trunc);
+    if (!report->good())
+      fail(Error{ErrorCode::invalid_argument,
+                 fmt::format("cannot write --report {}: {}", encode_value(*a.report, OutputChannel::terminal),
+                             std::strerror(errno)),
+                 "--report", {}, {}});
+    CheckWriterOptions json_options = writer_options;
+    json_options.render = RenderOptions{false};
+    json_options.quiet = false;
+    json_options.step_summary = false;
+    writers.push_back(make_check_writer(CheckFormat::json, *report, json_options));
+  }
   if (step_summary) {
     CheckWriterOptions md = writer_options;
     md.max_bytes = summary_budget;
@@ -637,6 +654,15 @@ int run_check(const CheckArgs& given, bool after_separator) {
   inputs.skipped_files = walk.skipped_files();
   writer.finish(inputs);
   if (json_document) std::cout << "\n";
+  bool report_failed = false;
+  if (report) {
+    *report << "\n";
+    report->flush();
+    if (!report->good()) {
+      std::cerr << "attnsel: writing --report " << encode_value(*a.report, OutputChannel::terminal) << " failed\n";
+      report_failed = true;
+    }
+  }
   bool summary_failed = false;
   if (step_summary) {
     step_summary->out->flush();
@@ -666,7 +692,7 @@ int run_check(const CheckArgs& given, bool after_separator) {
                              files_with, binary ? fmt::format(", {} binary skipped", binary) : "", passed_over);
 
   // An input or a block that could not be read: the verdict is incomplete, never a pass.
-  if (!inputs.problems.empty() || any_skipped || summary_failed) return kUsage;
+  if (!inputs.problems.empty() || any_skipped || summary_failed || report_failed) return kUsage;
   if (a.exit_zero) return kOk;  // findings are reported, never failed on
   if (a.strict && !inputs.warnings.empty()) return kInvalidPlan;
   return failed ? kInvalidPlan : kOk;
@@ -738,6 +764,10 @@ Command add_check_command(CLI::App& app) {
       ->allow_extra_args(false);
   cmd->add_flag("--report-unused-suppressions", args->report_unused,
                 "a `# attnsel: ignore[...]` comment that suppressed nothing is a finding (check.unused-suppression)");
+  cmd->add_option("--report", args->report,
+                  "also write the JSON document (docs/schema/check.schema.json) to FILE, whatever --format prints: "
+                  "annotations and their totals from one run")
+      ->type_name("FILE");
   cmd->add_option("--settings", args->settings,
                   "the settings file (.attnsel.toml, or pyproject.toml's [tool.attnsel]); default: the nearest one in "
                   "the checked paths' directories and above, up to the repository's root")
