@@ -17,8 +17,21 @@ import subprocess
 import sys
 from pathlib import Path
 
+import setuptools
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+
+# setuptools before 70.1 builds wheels through the `wheel` package; without it (pip install
+# --no-build-isolation with a Python that lacks it: pyenv's, a bare venv) it stops with "invalid
+# command 'bdist_wheel'". Say what to do instead.
+if "bdist_wheel" in sys.argv:
+    try:
+        import wheel  # noqa: F401
+    except ImportError:
+        if tuple(int(p) for p in re.findall(r"\d+", setuptools.__version__)[:2]) < (70, 1):
+            sys.exit(f"attnsel: setuptools {setuptools.__version__} builds a wheel with the 'wheel' package, which "
+                     f"{sys.executable} lacks: pip install wheel, or let pip build in isolation (drop "
+                     "--no-build-isolation)")
 
 ROOT = Path(__file__).resolve().parent
 

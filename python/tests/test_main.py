@@ -45,3 +45,23 @@ def test_without_a_cli_says_how_to_get_one(tmp_path):
     assert p.returncode == 2
     assert "no attnsel command" in p.stderr and "ATTNSEL_CLI" in p.stderr and "pip install" in p.stderr
     assert p.stdout == ""
+
+
+def test_setup_py_says_what_to_do_without_the_wheel_package(source_dir, tmp_path):
+    """pip install --no-build-isolation with a Python that lacks `wheel` (pyenv's, a bare venv) and a
+    setuptools before 70.1: setup.py names the fix instead of setuptools' "invalid command 'bdist_wheel'"."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import builtins, runpy, sys\n"
+        "real = builtins.__import__\n"
+        "def no_wheel(name, *a, **k):\n"
+        "    if name == 'wheel': raise ImportError('no wheel here')\n"
+        "    return real(name, *a, **k)\n"
+        "builtins.__import__ = no_wheel\n"
+        "import setuptools\n"
+        "setuptools.__version__ = '66.1.1'\n"
+        "sys.argv = ['setup.py', 'bdist_wheel']\n"
+        f"runpy.run_path({str(os.path.join(source_dir, 'setup.py'))!r}, run_name='__main__')\n")
+    r = subprocess.run([sys.executable, str(probe)], capture_output=True, text=True, cwd=source_dir, timeout=60)
+    assert r.returncode != 0
+    assert "pip install wheel" in r.stderr and "--no-build-isolation" in r.stderr, r.stderr
