@@ -27,6 +27,7 @@ open("many.sh", "w").write((launch + " --attention-backend fa3\n") * 30000)
 open("small.sh", "w").write((launch + " --attention-backend fa3\n") * 10)
 open("tp.sh", "w").write(launch + " --tp 1" * 100000 + "\n")
 open("unknown.sh", "w").write(launch + "".join(f" --no-such-flag-{i}" for i in range(50000)) + "\n")
+open("choices.sh", "w").write(launch + "".join(f" --kv-cache-dtype fp8_e{i % 9}m2" for i in range(20000)) + "\n")
 import os
 os.makedirs("cfg", exist_ok=True)
 open("cfg/keys.yaml", "w").write("".join(f"unknown-key-{i}: {i}\n" for i in range(100000)))
@@ -37,7 +38,7 @@ printf 'small.sh\n%.0s' $(seq 20000) >twenty-thousand.txt
 echo "host: $(uname -srm), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 cases=("30k-commands:--format json many.sh" "one-file-20000-times:--format github small.sh"
        "100k-tp:--format json tp.sh" "50k-unknown-flags:--format text unknown.sh"
-       "config-100k-keys:--format github cfg")
+       "config-100k-keys:--format github cfg" "20k-refused-choices:--format text choices.sh")
 measure() {  # measure LABEL BINARY RUNS
   local label=$1 bin=$2 runs=$3 files=""
   "$bin" check --help 2>/dev/null | grep -q -- '--files' && files="--files"

@@ -184,6 +184,22 @@ TEST(FixOptions, OffMeansNone) {
   }
 }
 
+// A command longer than any real launch line is not searched: no fix, and the budget says so.
+TEST(FixBudget, AHugeCommandGetsNoFixSearch) {
+  std::vector<std::string> argv{"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3"};
+  for (std::size_t i = 0; i < kFixMaxArguments; ++i) argv.insert(argv.end(), {"--attention-backend", "trtllm_mla"});
+  auto command = launch_command_from_argv(argv);
+  ASSERT_TRUE(command.ok());
+  CheckOptions options;
+  options.propose_fixes = false;
+  const auto checks = check_command(matrix(), catalog(), *command, targets("sm90"), options);
+  ASSERT_TRUE(checks.front().fails(false));
+  const CommandFixes fixes = propose_fixes(matrix(), catalog(), checks, options);
+  EXPECT_TRUE(fixes.budget_exhausted);
+  EXPECT_EQ(fixes.judged, 0u);
+  EXPECT_FALSE(fixes.per_target.front());
+}
+
 // The budget bounds the judgements: with 1 per target, only the first candidate is judged.
 TEST(FixBudget, StopsAtTheBudgetAndSaysSo) {
   auto command = launch_command_from_argv({"python3", "-m", "sglang.launch_server", "--model-path",

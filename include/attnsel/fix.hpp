@@ -32,6 +32,9 @@ struct CommandFixes {
 
 // Changed copies of a command judged to find its fixes: at most `budget` judgements per target.
 inline constexpr std::size_t kFixBudgetPerTarget = 24;
+// A command with more arguments than this gets no fix (budget_exhausted): judging it again and again
+// would cost more than the check itself. Real launch commands have a few dozen.
+inline constexpr std::size_t kFixMaxArguments = 512;
 
 // The fixes of one command from its checks (check_command(matrix, catalog, command, targets,
 // options) in target order). Candidates, nearest first: one flag an error names, its value

@@ -176,6 +176,8 @@ class Preparation {
   }
 
   // " ('x' is a <slot> backend)" when a slot's flag was given another slot's backend.
+  // The first given flag written as the finding's decides: every one so written is the same grammar
+  // flag, so one look answers (20,000 refused values of one flag stay linear).
   std::string another_slot(const ArgFinding& f) const {
     for (const ParsedArgs::Given& g : args_.given) {
       if (g.written != f.flag || g.line != f.line) continue;
@@ -184,6 +186,7 @@ class Preparation {
       for (SlotId s = 0; s < m_.slots().size(); ++s)
         if (m_.slot(s).name != slot && m_.find_backend(f.value, s))
           return fmt::format(" ('{}' is a {} backend)", f.value, m_.slot(s).title);
+      return {};
     }
     return {};
   }

@@ -93,8 +93,11 @@ std::vector<Culprit> culprits_of(const CommandCheck& check, const Matrix& given,
   std::vector<std::string> backend_names;
   if (matrix)
     for (const Backend& b : matrix->backends()) backend_names.push_back(b.name);
+  // The first few flags are enough to find the nearest fix (a command with thousands of failing
+  // flags stays linear: each is compared with at most these).
+  constexpr std::size_t kMaxCulprits = 8;
   const auto add = [&](const std::string& flag, const std::string& value, bool environment) {
-    if (flag.empty() || value.empty()) return;
+    if (flag.empty() || value.empty() || out.size() >= kMaxCulprits) return;
     for (const Culprit& c : out)
       if (c.flag == flag && c.value == value) return;
     Culprit c{flag, value, environment, {}};
@@ -202,6 +205,12 @@ CommandFixes propose_fixes(const std::shared_ptr<const Matrix>& matrix, const Ca
   out.per_target.resize(checks.size());
   if (checks.empty() || !matrix) return out;
   const LaunchCommand& command = checks.front().command;
+  // Each candidate is the whole command judged again: a command longer than any real launch line
+  // (a hostile one with 40,000 arguments) gets no fix rather than minutes of judging.
+  if (command.args.size() > kFixMaxArguments) {
+    out.budget_exhausted = true;
+    return out;
+  }
   Search search(matrix, catalog, options, budget_per_target);
   bool any_failing = false;
   std::vector<std::vector<Culprit>> culprits(checks.size());

@@ -336,6 +336,10 @@ def generated(cli, work):
         fail("100k --tp", f"{out.count(b'args.prefix')} prefix notes, expected one")
     write(os.path.join(g, "unknown.sh"), launch + "".join(f" --no-such-flag-{i}" for i in range(50000)) + "\n")
     run(cli, "50k unknown flags", ["check", "--gpu", "sm90", "--format", "text", "--files", "unknown.sh"], g, "text", {1})
+    # 20k refused values of one choice flag (each looked up against every given flag: 50 s before;
+    # bench/hostile_quadratic.sh times it), a failing command whose fix is not searched past 512 args.
+    write(os.path.join(g, "choices.sh"), launch + "".join(f" --kv-cache-dtype fp8_e{i % 9}m2" for i in range(20000)) + "\n")
+    run(cli, "20k refused choices", ["check", "--gpu", "sm90", "--format", "text", "--files", "choices.sh"], g, "text", {1})
     write(os.path.join(g, "cfg", "keys.yaml"), "".join(f"unknown-key-{i}: {i}\n" for i in range(100000)))
     write(os.path.join(g, "cfg", "run.sh"), launch + " --config keys.yaml\n")
     run(cli, "--config with 100k unknown keys", ["check", "--gpu", "sm90", "--format", "github", "--files", "cfg"], g,
