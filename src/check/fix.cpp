@@ -159,7 +159,6 @@ class Search {
   // The nearest fix for one target: one culprit changed, then two.
   std::optional<CommandFix> nearest(const LaunchCommand& command, const std::vector<Culprit>& culprits,
                                     const CheckTarget& target) {
-    spent_ = 0;
     const std::vector<CheckTarget> one{target};
     std::vector<std::vector<FlagChange>> singles;
     for (const Culprit& c : culprits) {
