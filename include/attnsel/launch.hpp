@@ -138,6 +138,10 @@ struct ContextHint {
   // or file a platform marker (a ROCm image, HIP_VISIBLE_DEVICES ...) is written in. 0 and 0: the
   // whole file.
   int scope_first = 0, scope_last = 0;
+  // A GPU a paragraph of a section names ("You can use 4x H200 or 4x A100 GPUs"), not a title, a
+  // code comment or the sentence that introduces the block: it holds a command only where none of
+  // those names a GPU, and it is no GPU of the file for commands outside its part.
+  bool paragraph = false;
 
   bool holds(int l) const { return scope_first == 0 || (l >= scope_first && l <= scope_last); }
 };
@@ -148,7 +152,8 @@ struct ContextHint {
 // model path basenames of the commands found). In source order, each value once (its first
 // mention), at most 32 of a kind. GPUs are also read from the titles of a document's sections,
 // tabs and admonitions, and from the sentence before a code block ("On B200, run:"), each for
-// its part of the document (scope_first, scope_last); a GPU once per part, at most 64.
+// its part of the document (scope_first, scope_last), and from a section's paragraphs (`paragraph`);
+// a GPU once per part, at most 128 (64 from paragraphs).
 struct FileContext {
   std::vector<ContextHint> gpus, releases, models;
   // The platforms parts of the file are for, scoped as the GPUs are: value "cuda", "rocm", "npu",

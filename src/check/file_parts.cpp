@@ -2,6 +2,7 @@
 // admonitions and the code block a sentence introduces (Markdown and MDX, reStructuredText,
 // AsciiDoc), code blocks, and a manifest's YAML documents. One pass over the lines; a part's
 // end is found with a stack of the parts still open, never by searching ahead per part.
+#include <algorithm>
 #include <array>
 
 #include "check/launch_internal.hpp"
@@ -11,9 +12,12 @@ namespace {
 
 std::size_t indent_of(std::string_view line) { return line.size() - ltrim(line).size(); }
 
+constexpr std::size_t kProseBytes = 480;        // of a paragraph read for the GPUs it names
+constexpr std::size_t kMaxParagraphs = 1u << 12;  // of a document, read for GPUs
+
 // Text written as one title: markup removed (`#`, `*`, `` ` ``, quotes, `<...>` tags), blanks
-// folded, at most 160 bytes.
-std::string title_text(std::string_view t) {
+// folded, at most `limit` bytes.
+std::string title_text(std::string_view t, std::size_t limit = 160) {
   std::string out;
   bool in_tag = false;
   for (const char c : t) {
@@ -28,7 +32,7 @@ std::string title_text(std::string_view t) {
       continue;
     }
     out += c;
-    if (out.size() >= 160) break;
+    if (out.size() >= limit) break;
   }
   return std::string(trim(out));
 }
@@ -59,12 +63,21 @@ std::size_t run_of(std::string_view t, char c) {
   return n;
 }
 
-// The sentence a code block follows: the paragraph just before its opening line (one blank line
-// between allowed), its last sentence; nothing when a heading, a fence or another block is there.
+// The sentences a code block follows: the paragraph just before its opening line (one blank line
+// and an HTML wrapper line such as `<div class="termy">` between allowed), its last 480 bytes;
+// nothing when a heading, a fence or another block is there. Which of its sentences names the
+// block's GPUs is the reader's (launch_context.cpp: the last that names any).
 FilePart prose_before(const std::vector<PhysicalLine>& lines, std::size_t fence, int first, int last) {
   FilePart p{FilePart::Kind::prose, 0, {}, first, last};
   std::size_t k = fence;
   if (k > 0 && trim(lines[k - 1].text).empty()) --k;
+  if (k > 0) {
+    const std::string_view w = trim(lines[k - 1].text);
+    if (w.size() >= 3 && w.front() == '<' && w.back() == '>' && w[1] != '/' && w.find("</") == npos) {
+      --k;
+      if (k > 0 && trim(lines[k - 1].text).empty()) --k;
+    }
+  }
   std::size_t start = k;
   while (start > 0 && k - start < 4) {
     const std::string_view t = trim(lines[start - 1].text);
@@ -76,11 +89,10 @@ FilePart prose_before(const std::vector<PhysicalLine>& lines, std::size_t fence,
   }
   if (start == k) return p;
   std::string paragraph;
-  for (std::size_t j = start; j < k; ++j) paragraph.append(trim(lines[j].text)).append(" ");
-  // Its last sentence: after the last ". " that is not the end.
+  for (std::size_t j = start; j < k; ++j) paragraph.append(trim(lines[j].text).substr(0, 1024)).append(" ");
   std::string_view s = trim(paragraph);
-  if (const std::size_t dot = s.rfind(". "); dot != npos && dot + 2 < s.size()) s = s.substr(dot + 2);
-  p.title = title_text(s);
+  if (s.size() > kProseBytes) s = s.substr(s.size() - kProseBytes);
+  p.title = title_text(s, kProseBytes);
   p.title_line = static_cast<int>(k);  // 1-based line of the paragraph's last line
   return p;
 }
@@ -97,6 +109,21 @@ std::vector<FilePart> markdown_parts(const std::vector<PhysicalLine>& lines) {
   };
   std::vector<Open> headings, indented, closed;
   const int n = static_cast<int>(lines.size());
+  // The paragraphs of text, each for the rest of the innermost open part that holds it (its end is
+  // known when the pass is done); at most kMaxParagraphs, the first of a long file.
+  struct Paragraph {
+    int first, last;        // its lines
+    std::size_t container;  // the part holding it; npos: the file
+    std::string text;
+  };
+  std::vector<Paragraph> paragraphs;
+  std::string_view comment_closer;  // within <!-- ... --> or {/* ... */}: its closer
+  auto innermost = [&] {
+    std::size_t in = npos;
+    for (const std::vector<Open>* open : {&headings, &indented, &closed})
+      if (!open->empty() && (in == npos || open->back().part > in)) in = open->back().part;
+    return in;
+  };
   auto close_headings = [&](int level, int before) {
     while (!headings.empty() && headings.back().level >= level) {
       parts[headings.back().part].last = before;
@@ -117,6 +144,15 @@ std::vector<FilePart> markdown_parts(const std::vector<PhysicalLine>& lines) {
     const std::string_view t = trim(line);
     const int ln = static_cast<int>(li) + 1;
     if (t.empty()) continue;
+    // An HTML or MDX comment's lines are no text.
+    bool commented = !comment_closer.empty();
+    if (commented) {
+      if (t.find(comment_closer) != npos) comment_closer = {};
+    } else if (starts_with(t, "<!--") || starts_with(t, "{/*")) {
+      commented = true;
+      const std::string_view closer = t.front() == '<' ? "-->" : "*/";
+      if (t.find(closer, 3) == npos) comment_closer = closer;
+    }
     const std::size_t ind = indent_of(line);
     // Indented parts end at the first line indented no deeper than their marker.
     while (!indented.empty() && static_cast<int>(ind) <= indented.back().level) {
@@ -155,15 +191,28 @@ std::vector<FilePart> markdown_parts(const std::vector<PhysicalLine>& lines) {
       const int last = static_cast<int>(std::min(end, lines.size() - 1)) + 1;
       parts.push_back(FilePart{FilePart::Kind::code_block, 0, {}, ln, last});
       FilePart prose = prose_before(lines, li, ln, last);
+      // The paragraph that introduces the block speaks for the block alone.
+      if (!paragraphs.empty() && paragraphs.back().last == prose.title_line) paragraphs.pop_back();
       if (!prose.title.empty()) parts.push_back(std::move(prose));
-      // A comment in the block ("# Start the server on 4xH200") is read for the lines below it,
-      // to the block's end: a later comment, a smaller part, speaks for the lines after it.
+      // A comment in the block ("# Start the server on 4xH200") is read for the lines below it, to
+      // the end of the branch that holds it (the first line indented less) or to a comment as far
+      // out after a blank line, which begins the block's next step; else to the block's end. A
+      // later comment, a smaller part, speaks for the lines after it.
+      std::vector<std::pair<std::size_t, std::size_t>> open;  // comments still read: part, indent
       for (std::size_t k = li + 1; k < end; ++k) {
         const std::string_view c = trim(lines[k].text);
-        if (c.size() < 2 || c[0] != '#' || c[1] == '!' || (k > li + 1 && starts_with(trim(lines[k - 1].text), "#")))
-          continue;
+        if (c.empty()) continue;
+        const std::size_t depth = indent_of(lines[k].text);
+        const bool comment = c[0] == '#' && c.size() >= 2 && c[1] != '!';
+        const bool after_blank = trim(lines[k - 1].text).empty();
+        while (!open.empty() && (open.back().second > depth || (comment && after_blank && open.back().second >= depth))) {
+          parts[open.back().first].last = static_cast<int>(k);  // to the line before
+          open.pop_back();
+        }
+        if (!comment || (k > li + 1 && starts_with(trim(lines[k - 1].text), "#"))) continue;
         parts.push_back(FilePart{FilePart::Kind::comment, static_cast<int>(k) + 1, title_text(c.substr(1)),
                                  static_cast<int>(k) + 1, last});
+        open.emplace_back(parts.size() - 1, depth);
       }
       li = end;
       continue;
@@ -246,12 +295,37 @@ std::vector<FilePart> markdown_parts(const std::vector<PhysicalLine>& lines) {
         continue;
       }
     }
+    // A line of text: HTML, comments and tables are none.
+    if (commented || t.front() == '<' || t.front() == '|') continue;
+    if (!paragraphs.empty() && paragraphs.back().last == ln - 1) {
+      Paragraph& p = paragraphs.back();
+      if (p.text.size() < 2 * kProseBytes) p.text.append(" ").append(t.substr(0, 2 * kProseBytes));
+      p.last = ln;
+    } else if (paragraphs.size() < kMaxParagraphs) {
+      paragraphs.push_back(Paragraph{ln, ln, innermost(), std::string(t.substr(0, 2 * kProseBytes))});
+    }
   }
   for (const Open& o : indented) {
     int last = n;
     while (last > parts[o.part].first && trim(lines[last - 1].text).empty()) --last;
     parts[o.part].last = last;
   }
+  if (paragraphs.empty()) return parts;
+  // A paragraph before the first heading is the preamble's: it ends there.
+  int first_heading = n + 1;
+  for (const FilePart& p : parts)
+    if (p.kind == FilePart::Kind::section) {
+      first_heading = p.first;
+      break;
+    }
+  for (Paragraph& p : paragraphs) {
+    std::string title = title_text(p.text, kProseBytes);
+    if (title.empty()) continue;
+    const int end = p.container != npos ? parts[p.container].last : p.first < first_heading ? first_heading - 1 : n;
+    parts.push_back(FilePart{FilePart::Kind::paragraph, p.first, std::move(title), p.first, std::max(p.last, end)});
+  }
+  // In line order again: a paragraph's first line is no other part's.
+  std::stable_sort(parts.begin(), parts.end(), [](const FilePart& a, const FilePart& b) { return a.first < b.first; });
   return parts;
 }
 
@@ -385,6 +459,7 @@ std::string_view name_of(FilePart::Kind kind) {
     case FilePart::Kind::tab: return "tab";
     case FilePart::Kind::admonition: return "admonition";
     case FilePart::Kind::prose: return "sentence before the block";
+    case FilePart::Kind::paragraph: return "sentence in the section";
     case FilePart::Kind::comment: return "comment";
     case FilePart::Kind::code_block: return "code block";
     case FilePart::Kind::yaml_document: return "YAML document";

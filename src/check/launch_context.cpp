@@ -486,6 +486,7 @@ struct PlatformMarker {
   std::string_view needle;
   std::string_view platform;
   std::string_view source;  // how the output names it
+  bool word = false;        // the needle must end a word: an image named without a tag
 };
 constexpr PlatformMarker kPlatformMarkers[] = {
     {"rocm/", "rocm", "ROCm image or path"},
@@ -513,21 +514,48 @@ constexpr PlatformMarker kPlatformMarkers[] = {
 };
 
 // The markers, then the engines' own images as their profiles name them (".../sglang:", a
-// launcher's "vllm/vllm-openai:"): CUDA builds, after every marker a line may also hold (a line's
-// first marker in this order is taken; ROCm images say -rocm or rocm/).
+// launcher's "vllm/vllm-openai:" or "vllm/vllm-openai" without a tag): CUDA builds, after every
+// marker a line may also hold (a line's first marker in this order is taken; ROCm images say
+// -rocm or rocm/).
 std::vector<PlatformMarker> platform_markers(const std::vector<Launcher>& launchers, std::vector<std::string>& storage) {
   std::vector<PlatformMarker> out(std::begin(kPlatformMarkers), std::end(kPlatformMarkers));
   for (const Launcher& l : launchers) {
     storage.push_back("/" + l.engine + ":");
-    for (const std::string& image : l.images) storage.push_back(image + ":");
+    for (const std::string& image : l.images) {
+      storage.push_back(image + ":");
+      storage.push_back(image);
+    }
   }
   std::sort(storage.begin(), storage.end());
   storage.erase(std::unique(storage.begin(), storage.end()), storage.end());
-  for (const std::string& image : storage) out.push_back({image, "cuda", "CUDA image"});
+  for (const std::string& image : storage) out.push_back({image, "cuda", "CUDA image", image.back() != ':'});
   return out;
 }
 
-constexpr std::size_t kMaxScopedHints = 64;
+// Whether `needle`, found at `at` in `line`, ends a word there: the line ends, or a blank, a
+// quote, a digest's '@' or a bracket follows.
+bool ends_word(std::string_view line, std::size_t at, std::size_t size) {
+  const std::size_t end = at + size;
+  return end >= line.size() || std::string_view(" \t\"'@\\)],;").find(line[end]) != npos;
+}
+
+constexpr std::size_t kMaxScopedHints = 128;
+constexpr std::size_t kMaxParagraphHints = 64;  // of those, from paragraphs (JSON lists them with every result)
+
+// The sentences of a text: split after '.', '!' or '?' and a blank ("e.g. A100" is split too,
+// which keeps its names in the sentence after it).
+std::vector<std::string_view> sentences_of(std::string_view text) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  for (std::size_t k = 0; k + 1 < text.size(); ++k)
+    if ((text[k] == '.' || text[k] == '!' || text[k] == '?') && (text[k + 1] == ' ' || text[k + 1] == '\t')) {
+      if (const std::string_view s = trim(text.substr(start, k + 1 - start)); !s.empty()) out.push_back(s);
+      start = k + 2;
+    }
+  if (start < text.size())
+    if (const std::string_view s = trim(text.substr(start)); !s.empty()) out.push_back(s);
+  return out;
+}
 constexpr std::size_t kMaxMarkerLines = 1u << 14;
 
 // A scoped hint once per value and part, at most kMaxScopedHints of a kind.
@@ -572,7 +600,8 @@ void scope_hints(std::string_view text, const std::vector<PhysicalLine>& lines, 
   using launch_detail::FilePart;
   const std::vector<FilePart> parts = launch_detail::file_parts(lines, format);
   auto container = [](FilePart::Kind k) {
-    return k != FilePart::Kind::prose && k != FilePart::Kind::comment && k != FilePart::Kind::code_block;
+    return k != FilePart::Kind::prose && k != FilePart::Kind::comment && k != FilePart::Kind::code_block &&
+           k != FilePart::Kind::paragraph;
   };
   PartCursor keys(parts);  // the hints from keys are in line order
   for (ContextHint& h : ctx.gpus) {
@@ -581,13 +610,38 @@ void scope_hints(std::string_view text, const std::vector<PhysicalLine>& lines, 
       h.scope_last = p->last;
     }
   }
+  std::size_t paragraph_hints = 0;
   for (const FilePart& p : parts) {
     if (p.title.empty()) continue;
     const std::string source(launch_detail::name_of(p.kind));
-    for (std::string& gpu : gpus_named(p.title))
-      add_scoped(ctx.gpus, ContextHint{std::move(gpu), source, p.title, "", p.title_line, p.first, p.last});
-    if (std::string platform = platform_named(p.title); !platform.empty())
-      add_scoped(ctx.platforms, ContextHint{std::move(platform), source, p.title, "", p.title_line, p.first, p.last});
+    const bool paragraph = p.kind == FilePart::Kind::paragraph;
+    // A paragraph speaks through one sentence: before a block, the last that names a GPU, the
+    // nearest to the block (else its last sentence, for the platform it may name); in a section's
+    // text, the first that names a GPU.
+    std::string_view said = p.title;
+    std::vector<std::string> gpus;
+    if (p.kind == FilePart::Kind::prose || paragraph) {
+      const std::vector<std::string_view> sentences = sentences_of(p.title);
+      said = {};
+      for (std::size_t k = 0; k < sentences.size() && said.empty(); ++k) {
+        const std::string_view sentence = paragraph ? sentences[k] : sentences[sentences.size() - 1 - k];
+        gpus = gpus_named(sentence);
+        if (!gpus.empty()) said = sentence;
+      }
+      if (said.empty() && !paragraph && !sentences.empty()) said = sentences.back();
+    } else {
+      gpus = gpus_named(p.title);
+    }
+    if (said.empty() || (paragraph && paragraph_hints >= kMaxParagraphHints)) continue;
+    for (std::string& gpu : gpus) {
+      ContextHint hint{std::move(gpu), source, std::string(said), "", p.title_line, p.first, p.last};
+      hint.paragraph = paragraph;
+      paragraph_hints += paragraph ? 1 : 0;
+      add_scoped(ctx.gpus, std::move(hint));
+    }
+    if (paragraph) continue;  // a paragraph's platform is advice
+    if (std::string platform = platform_named(said); !platform.empty())
+      add_scoped(ctx.platforms, ContextHint{std::move(platform), source, std::string(said), "", p.title_line, p.first, p.last});
   }
   const bool document = format == InputFormat::markdown || format == InputFormat::rst || format == InputFormat::asciidoc;
   // The file's name and folder, for the whole file, where nothing inside says more: a GPU
@@ -617,12 +671,15 @@ void scope_hints(std::string_view text, const std::vector<PhysicalLine>& lines, 
     const std::string_view line = lines[k].text;
     const int n = static_cast<int>(k) + 1;
     for (const PlatformMarker& m : marks) {
-      const std::size_t at = line.find(m.needle);
+      std::size_t at = line.find(m.needle);
+      while (m.word && at != npos && !ends_word(line, at, m.needle.size())) at = line.find(m.needle, at + 1);
       if (at == npos) continue;
       const bool variable = std::isupper(static_cast<unsigned char>(m.needle.front())) != 0;
       if (variable && at > 0 && (std::isalnum(static_cast<unsigned char>(line[at - 1])) || line[at - 1] == '_')) continue;
       const FilePart* p =
-          markers.at(n, [](FilePart::Kind kind) { return kind != FilePart::Kind::prose && kind != FilePart::Kind::comment; });
+          markers.at(n, [](FilePart::Kind kind) {
+            return kind != FilePart::Kind::prose && kind != FilePart::Kind::comment && kind != FilePart::Kind::paragraph;
+          });
       // In a document, only code says where it runs: "the rocm/sglang image" in prose is advice.
       if (document && (!p || p->kind != FilePart::Kind::code_block)) continue;
       std::string_view shown = trim(line);

@@ -329,7 +329,9 @@ LaunchScan scan_launch_input(std::string_view text, std::string_view file_name, 
 // code block) may name them; code blocks and YAML documents have none, and scope the markers
 // written in them.
 struct FilePart {
-  enum class Kind { section, tab, admonition, prose, comment, code_block, yaml_document };
+  // paragraph: a paragraph of a section's text, from its first line to the end of the section,
+  // tab or admonition that holds it (title: the paragraph, at most 480 bytes).
+  enum class Kind { section, tab, admonition, prose, comment, code_block, yaml_document, paragraph };
   Kind kind;
   int title_line = 0;  // 1-based; 0 when it has no title
   std::string title;   // markup removed

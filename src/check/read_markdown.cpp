@@ -25,6 +25,31 @@ std::string yaml_file_named(std::string_view line) {
   return count == 1 ? found : std::string();
 }
 
+// The key a line of YAML maps at its start ("kind" of "kind: Pod"); "" when it maps none.
+std::string_view yaml_key_of(std::string_view line) {
+  std::size_t k = 0;
+  if (k >= line.size() || !(is_alpha(line[k]) || line[k] == '_')) return {};
+  while (k < line.size() && (is_alnum(line[k]) || line[k] == '_' || line[k] == '-' || line[k] == '.')) ++k;
+  if (k == line.size() || line[k] != ':' || (k + 1 < line.size() && !is_blank(line[k + 1]))) return {};
+  return line.substr(0, k);
+}
+
+// Whether a block without a language is a manifest: its first line of code maps a key and a key of
+// its top level is a Kubernetes object's (apiVersion, kind) or a compose file's (services). An
+// engine config pasted bare stays the file it is written as (a later --config reads it).
+bool looks_like_manifest(const std::vector<std::string_view>& block) {
+  bool first = true;
+  for (const std::string_view l : block) {
+    const std::string_view t = trim(l);
+    if (t.empty() || t.front() == '#' || t == "---") continue;
+    const std::string_view key = yaml_key_of(l);
+    if (first && key.empty() && !starts_with(t, "- ")) return false;
+    first = false;
+    if (key == "apiVersion" || key == "kind" || key == "services") return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void scan_markdown(std::string_view text, Sink& sink) {
@@ -87,6 +112,7 @@ void scan_markdown(std::string_view text, Sink& sink) {
         sink.write_file(std::move(name), joined, static_cast<int>(first) + 1, false);
       }
     }
+    if (lang.empty() && looks_like_manifest(block)) lang = "yaml";
     scan_code_block(lang, block, static_cast<int>(first) + 1, columns, sink);
   }
 }

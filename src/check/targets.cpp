@@ -159,17 +159,32 @@ CommandScope command_scope(const FileContext& context, const LaunchCommand& comm
   const auto [first, last] = launch_detail::lines_of(command);
   const int at = command.line;
 
-  // The GPUs of the innermost part that names any; else every GPU the file names.
+  // The GPUs of the innermost part that names any: a title, a comment or the sentence before the
+  // block, else a paragraph of the section's text. A part whose GPUs run on another platform than a
+  // smaller part holding the command says ("## H100" over "# on AMD:", or a ROCm image in the
+  // block) is passed over. Else every GPU the file names.
+  auto contradicted = [&](const ContextHint& h) {
+    return std::any_of(context.platforms.begin(), context.platforms.end(), [&](const ContextHint& p) {
+      return p.holds(at) && span_of(p) < span_of(h) && p.value != platform_of_gpu(h.value);
+    });
+  };
   int best = INT_MAX;
-  bool scoped = false;
-  for (const ContextHint& h : context.gpus)
-    if (h.holds(at)) {
-      scoped = true;
-      best = std::min(best, span_of(h));
+  bool scoped = false, by_paragraph = false;
+  for (const bool paragraph : {false, true}) {
+    for (const ContextHint& h : context.gpus)
+      if (h.paragraph == paragraph && h.holds(at) && !contradicted(h)) {
+        scoped = true;
+        best = std::min(best, span_of(h));
+      }
+    if (scoped) {
+      by_paragraph = paragraph;
+      break;
     }
+  }
   std::vector<const ContextHint*> chosen;
   for (const ContextHint& h : context.gpus)
-    if (!scoped || (h.holds(at) && span_of(h) == best)) chosen.push_back(&h);
+    if (!scoped || (h.paragraph == by_paragraph && h.holds(at) && span_of(h) == best && !contradicted(h)))
+      chosen.push_back(&h);
   // The command's own backend choices matter only for the GPUs its file names (below).
   const Choices choices = given || context.gpus.empty() ? Choices{} : explicit_choices(command);
   // No part holding the command names a GPU, so it gets every GPU the file names, in parts written
