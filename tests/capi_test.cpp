@@ -1019,6 +1019,44 @@ TEST_F(CApiCheck, StrictFailsOnWarnings) {
   EXPECT_EQ(ok(strict), 0);
 }
 
+// --select and --ignore: an ignored warning no longer fails a strict check and is listed as
+// suppressed; a pattern that names no rule is refused with the closest ids; NULL clears.
+TEST_F(CApiCheck, IgnoredRulesCountTowardNothing) {
+  const char* caveat[] = {"python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-V3",
+                          "--attention-backend", "flashmla", "--kv-cache-dtype", "fp8_e4m3"};
+  attnsel_check* seen = new_check("sm90");
+  ASSERT_EQ(attnsel_check_argv(seen, caveat, 9), ATTNSEL_OK);
+  std::vector<std::string> warned;
+  for (const Found& f : findings(seen))
+    if (f.kind == ATTNSEL_DIAGNOSTIC_WARNING) warned.push_back(f.rule);
+  ASSERT_FALSE(warned.empty());
+
+  attnsel_check* c = new_check("sm90");
+  ASSERT_EQ(attnsel_check_set_strict(c, 1), ATTNSEL_OK);
+  for (const std::string& rule : warned) ASSERT_EQ(attnsel_check_add_ignore(c, rule.c_str()), ATTNSEL_OK) << rule;
+  ASSERT_EQ(attnsel_check_argv(c, caveat, 9), ATTNSEL_OK);
+  EXPECT_EQ(ok(c), 1);
+  for (const Found& f : findings(c)) EXPECT_NE(f.kind, ATTNSEL_DIAGNOSTIC_WARNING) << f.rule;
+  const char* json = nullptr;
+  ASSERT_EQ(attnsel_check_json(c, -1, &json), ATTNSEL_OK);
+  EXPECT_NE(std::string(json).find("\"suppressed\":[{"), std::string::npos) << json;
+
+  // --select keeps only what it names: no warning of another family is left.
+  attnsel_check* only = new_check("sm90");
+  ASSERT_EQ(attnsel_check_add_select(only, "args"), ATTNSEL_OK);
+  ASSERT_EQ(attnsel_check_argv(only, caveat, 9), ATTNSEL_OK);
+  for (const Found& f : findings(only)) EXPECT_EQ(f.rule.rfind("args.", 0), 0u) << f.rule;
+
+  EXPECT_EQ(attnsel_check_add_ignore(c, "args.prefx"), ATTNSEL_ERR_UNKNOWN_NAME);
+  EXPECT_NE(std::string(attnsel_check_last_error(c)).find("args.prefix"), std::string::npos)
+      << attnsel_check_last_error(c);
+  ASSERT_EQ(attnsel_check_add_ignore(c, nullptr), ATTNSEL_OK);  // clears the list
+  ASSERT_EQ(attnsel_check_argv(c, caveat, 9), ATTNSEL_OK);
+  EXPECT_EQ(ok(c), 0);
+  EXPECT_EQ(attnsel_check_add_select(nullptr, "args"), ATTNSEL_ERR_INVALID_HANDLE);
+  EXPECT_EQ(attnsel_check_add_select(c, "\xff"), ATTNSEL_ERR_INVALID_ARGUMENT);
+}
+
 TEST_F(CApiCheck, Misuse) {
   attnsel_check* c = new_check(nullptr);
   EXPECT_EQ(attnsel_check_set_gpus(c, "sm90,H1000"), ATTNSEL_ERR_UNKNOWN_NAME);

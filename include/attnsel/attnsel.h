@@ -245,6 +245,13 @@ ATTNSEL_API attnsel_status attnsel_check_path(attnsel_check* check, const char* 
  * trailing / for folders, a leading / anchors at the walked directory); NULL clears the list. */
 ATTNSEL_API attnsel_status attnsel_check_add_exclude(attnsel_check* check, const char* glob);
 ATTNSEL_API attnsel_status attnsel_check_add_include(attnsel_check* check, const char* glob);
+/* --select RULE / --ignore RULE of `attnsel check`, one rule pattern a call: an id
+ * ("args.prefix"), a family ("advisory") or a prefix ending in '*'. A pattern that names no rule
+ * is refused (ATTNSEL_ERR_UNKNOWN_NAME, the message naming the closest ids); NULL clears the
+ * list. A suppressed finding counts toward nothing: it is listed in the JSON's "suppressed", not
+ * among the findings. `# attnsel: ignore[...]` comments in the checked text are honoured. */
+ATTNSEL_API attnsel_status attnsel_check_add_select(attnsel_check* check, const char* pattern);
+ATTNSEL_API attnsel_status attnsel_check_add_ignore(attnsel_check* check, const char* pattern);
 /* The paths walks passed over, never silently: the path, why ("build output", "a .txt file, not a
  * kind check reads", "--exclude 'docs'", ".gitignore:3: *.log") and 1 for a folder. Any
  * out-pointer may be NULL. */

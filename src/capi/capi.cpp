@@ -1095,10 +1095,18 @@ attnsel_status attnsel_check_set_model_kind(attnsel_check* check, const char* ki
 
 namespace {
 
+// The findings that count: a suppressed one is in the JSON's "suppressed" alone.
+std::vector<ReportFinding> counted_findings(const CheckReport& report) {
+  std::vector<ReportFinding> found = report_findings(report);
+  found.erase(std::remove_if(found.begin(), found.end(), [](const ReportFinding& f) { return f.suppression.has_value(); }),
+              found.end());
+  return found;
+}
+
 attnsel_status run_check(attnsel_check* check, const CheckInput& input, const CheckRun& run) {
   auto report = check_input(check->matrix, *check->catalog, input, run);
   if (!report) return fail(check, report.error());
-  std::vector<ReportFinding> found = report_findings(*report);
+  std::vector<ReportFinding> found = counted_findings(*report);
   check->reports.push_back(std::move(*report));
   check->findings.insert(check->findings.end(), std::make_move_iterator(found.begin()),
                          std::make_move_iterator(found.end()));
@@ -1160,6 +1168,35 @@ attnsel_status attnsel_check_add_include(attnsel_check* check, const char* glob)
   });
 }
 
+namespace {
+
+// --select and --ignore: one checked pattern a call; NULL clears the list.
+attnsel_status add_rule_pattern(attnsel_check* check, const char* pattern, bool select) {
+  if (!live(check)) return ATTNSEL_ERR_INVALID_HANDLE;
+  return guarded(check, [&] {
+    const std::string where = select ? "--select" : "--ignore";
+    if (auto bad = check_text(check, pattern, select ? "select" : "ignore")) return *bad;
+    std::vector<RulePattern>& list = select ? check->run.rules.select : check->run.rules.ignore;
+    if (pattern == nullptr) {
+      list.clear();
+      return ATTNSEL_OK;
+    }
+    if (auto e = check_rule_pattern(pattern, where)) return fail(check, *e);
+    list.push_back(RulePattern{pattern, where});
+    return ATTNSEL_OK;
+  });
+}
+
+}  // namespace
+
+attnsel_status attnsel_check_add_select(attnsel_check* check, const char* pattern) {
+  return add_rule_pattern(check, pattern, true);
+}
+
+attnsel_status attnsel_check_add_ignore(attnsel_check* check, const char* pattern) {
+  return add_rule_pattern(check, pattern, false);
+}
+
 attnsel_status attnsel_check_path(attnsel_check* check, const char* path) {
   if (!live(check)) return ATTNSEL_ERR_INVALID_HANDLE;
   return guarded(check, [&] {
@@ -1169,7 +1206,7 @@ attnsel_status attnsel_check_path(attnsel_check* check, const char* path) {
     if (!result) return fail(check, result.error());
     std::vector<ReportFinding> found;
     for (const CheckReport& r : result->reports) {
-      std::vector<ReportFinding> more = report_findings(r);
+      std::vector<ReportFinding> more = counted_findings(r);
       found.insert(found.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
       check->files_with_commands += r.checks.empty() ? 0 : 1;
     }
