@@ -66,6 +66,25 @@ TEST(MatrixImage, EveryGenerationEqualsItsJson) {
   }
 }
 
+// `attnsel matrix --format json` shows every condition a rule has: a rule's `when` written in a
+// generation's JSON comes back with each of its keys (config_has and config_lacks were left out).
+TEST(MatrixImage, TheRenderedJsonKeepsEveryConditionKey) {
+  std::size_t seen = 0;
+  for (const std::string& file : generation_files()) {
+    SCOPED_TRACE(file);
+    auto from_json = detail::load_builtin_matrix_json(file);
+    ASSERT_TRUE(from_json) << from_json.error().describe();
+    const std::string rendered = matrix_json(**from_json).dump();
+    for (const char* key : {"config_has", "config_lacks"}) {
+      const std::string written(embedded::find(file));
+      if (written.find(std::string("\"") + key + "\"") == std::string::npos) continue;
+      ++seen;
+      EXPECT_NE(rendered.find(std::string("\"") + key + "\":[\""), std::string::npos) << key;
+    }
+  }
+  EXPECT_GT(seen, 0u);  // the built-in data has such rules
+}
+
 // `attnsel --version` reads only a matrix's info: the image's prefix equals the whole matrix's info.
 TEST(MatrixImage, AMatrixInfoDecodesAloneAndEqualsTheMatrixs) {
   const auto same = [](const MatrixInfo& a, const MatrixInfo& b) {

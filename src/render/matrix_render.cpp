@@ -195,6 +195,8 @@ json condition_json(const Condition& c, const Matrix& m) {
   if (c.fields & Condition::f_kv_heads) j["kv_heads"] = ints(c.kv_heads);
   if (c.fields & Condition::f_head_dim) j["head_dim"] = ints(c.head_dim);
   if (c.fields & Condition::f_heads_per_rank) j["heads_per_rank"] = ints(c.heads_per_rank);
+  if (c.fields & Condition::f_config_has) j["config_has"] = c.config_has;
+  if (c.fields & Condition::f_config_lacks) j["config_lacks"] = c.config_lacks;
   if (c.fields & Condition::f_kv_dtype_written) j["kv_dtype_written"] = c.kv_dtype_written;
   if (c.fields & Condition::f_spec_mode) j["speculative_attention_mode"] = std::string(name_of(c.spec_mode));
   for (const auto& sub : c.all) j["all"].push_back(condition_json(sub, m));
