@@ -782,8 +782,9 @@ Command add_check_command(CLI::App& app) {
                   "stdin, a shell script unless --stdin-filename names another format), or -- COMMAND...");
   cmd->footer(
       "Exit codes: 0 clean (warnings allowed without --strict; any findings with --exit-zero), 1 an error in a "
-      "checked command (or a warning with --strict), 2 bad usage, unreadable input, or directories that gave no "
-      "file to read.");
+      "checked command (or a warning with --strict), 2 bad usage, unreadable input, a block not checked (a "
+      "`skipped:` line says why: it does not parse, or runs on a platform no --gpu given is), or directories "
+      "that gave no file to read.");
   return [cmd, args]() -> std::optional<int> {
     if (!*cmd) return std::nullopt;
     // CLI11 keeps the -- it saw among the subcommand's leftovers; everything after it is the command.
