@@ -263,6 +263,38 @@ std::pair<int, std::string> run_cli(const std::string& args) {
   return {WEXITSTATUS(status), out};
 }
 
+// A notebook is read as the Markdown it renders, on the notebook's own lines: its %%bash cell's
+// command is judged on the MI300X its markdown cells name. A notebook not saved a line a string
+// is said to be so (a skipped block, exit 2), and one that is no JSON is no notebook (exit 2).
+TEST(CheckCli, ANotebookIsReadOnItsOwnLines) {
+  if (std::string(ATTNSEL_CLI).empty()) GTEST_SKIP() << "no CLI in this build";
+  auto [rc, out] = run_cli("check --format json '" + kDir + "notebook/deepseekr1_sglang.ipynb' 2>/dev/null | cat");  // its remarks go to stderr
+  const json results = json::parse(out).at("results");
+  ASSERT_EQ(results.size(), 1u) << out;
+  EXPECT_TRUE(json::parse(out).at("ok").get<bool>()) << out;
+  EXPECT_EQ(results[0]["line"], 113) << out;  // `docker run -d --rm \` of the %%bash cell
+  EXPECT_EQ(results[0]["gpu"], "MI300X") << out;
+  EXPECT_NE(results[0]["gpu_from"].get<std::string>().find("MI300X"), std::string::npos) << out;
+
+  // Written as a person might by hand: a cell's source one string.
+  char dir[] = "/tmp/attnsel-notebook-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string one_string = std::string(dir) + "/one_string.ipynb";
+  std::ofstream(one_string) << "{\n \"cells\": [\n  {\n   \"cell_type\": \"code\",\n   \"metadata\": {},\n"
+                               "   \"source\": \"%%bash\\nvllm serve Qwen/Qwen3-8B\"\n  }\n ],\n \"nbformat\": 4\n}\n";
+  auto [rc2, out2] = run_cli("check --gpu sm90 '" + one_string + "'");
+  EXPECT_EQ(rc2, 2) << out2;
+  EXPECT_NE(out2.find("one_string.ipynb:6: skipped: this cell's source is not written a line a string"),
+            std::string::npos)
+      << out2;
+  const std::string broken = std::string(dir) + "/broken.ipynb";
+  std::ofstream(broken) << "{\"cells\": [\n";
+  auto [rc3, out3] = run_cli("check --gpu sm90 '" + broken + "'");
+  EXPECT_EQ(rc3, 2) << out3;
+  EXPECT_NE(out3.find("broken.ipynb: not a notebook"), std::string::npos) << out3;
+  fs::remove_all(dir);
+}
+
 TEST(CheckCli, DirectoryIsWalked) {
   if (std::string(ATTNSEL_CLI).empty()) GTEST_SKIP() << "no CLI in this build";
   auto [rc, out] = run_cli("check --gpu sm90 '" + kDir + "bench'");

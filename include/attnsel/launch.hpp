@@ -101,6 +101,7 @@ enum class InputFormat {
   justfile,  // justfile: recipe lines, with the file's variables and the recipes' parameter defaults
   procfile,  // Procfile: `name: command` lines
   systemd,   // systemd units (*.service): ExecStart= and its kin, with Environment=
+  notebook,  // Jupyter notebooks (*.ipynb): the Markdown they render, %%bash cells and !lines as shell
 };
 
 ATTNSEL_API std::string_view name_of(InputFormat f);
@@ -111,7 +112,8 @@ ATTNSEL_API std::string_view name_of(InputFormat f);
 //   compose*.yaml, other *.yml/*.yaml by content (apiVersion/kind -> kubernetes, services ->
 //   compose); *.sh, *.bash, *.zsh, *.ksh, *.slurm, *.sbatch, *.pbs, or a sh/bash/zsh/ksh/dash
 //   shebang -> shell; Makefile, GNUmakefile, makefile, Makefile.*, *.mk, *.make -> makefile;
-//   justfile, .justfile, *.just -> justfile; Procfile, Procfile.* -> procfile; *.service -> systemd.
+//   justfile, .justfile, *.just -> justfile; Procfile, Procfile.* -> procfile; *.service -> systemd;
+//   *.ipynb -> notebook.
 //   The first line of a file whose extension says it is never a script (*.c, *.h, *.json, *.txt,
 //   images, archives ...) is not looked at.
 //   A Jinja template (*.j2, *.jinja, *.jinja2) is read as what its name is without that suffix

@@ -395,7 +395,7 @@ def check(command_or_text: Union[None, str, "os.PathLike[str]", Sequence[str]] =
       ...]``, or bare flags);
     - a path (a ``str`` naming a file or directory that exists, or an ``os.PathLike``): a file is
       read as its name and first line say (shell, Dockerfile, compose, Kubernetes, Helm,
-      Markdown, Python, Makefile, justfile, Procfile, systemd unit ...), a directory is walked as
+      Markdown, Python, Makefile, justfile, Procfile, systemd unit, notebook ...), a directory is walked as
       ``attnsel check DIR`` walks it (``exclude`` and ``include`` globs, ``gitignore``); what the walk
       passed over is in ``skipped``. A walk that finds nothing to read raises UsageError;
     - a string that is not a path and holds a newline or a blank: a file's text (say so with

@@ -53,6 +53,7 @@ std::string_view name_of(InputFormat f) {
     case InputFormat::justfile: return "justfile";
     case InputFormat::procfile: return "procfile";
     case InputFormat::systemd: return "systemd";
+    case InputFormat::notebook: return "notebook";
   }
   return "shell";
 }
@@ -111,6 +112,7 @@ std::optional<InputFormat> format_by_name(std::string_view base) {
   if (base == "justfile" || base == ".justfile" || ends_with(base, ".just")) return InputFormat::justfile;
   if (base == "procfile" || starts_with(base, "procfile.")) return InputFormat::procfile;
   if (ends_with(base, ".service")) return InputFormat::systemd;
+  if (ends_with(base, ".ipynb")) return InputFormat::notebook;
   return std::nullopt;
 }
 
@@ -126,7 +128,7 @@ bool never_a_script(std::string_view base) {
       "scss", "svg",   "png",  "jpg",  "jpeg",  "gif",  "ico",  "webp", "pdf",     "zip",   "gz",   "tgz",
       "bz2",  "xz",    "zst",  "tar",  "whl",   "so",   "a",    "o",    "dylib",   "dll",   "exe",  "bin",
       "pt",   "pth",   "safetensors", "onnx", "pb", "npy", "npz", "pkl", "parquet", "proto", "cmake", "tex",
-      "pyc",  "pyi",   "ipynb", "patch", "diff"};
+      "pyc",  "pyi",   "patch", "diff"};
   const std::string_view ext = base.substr(dot + 1);
   return std::find(std::begin(kExtensions), std::end(kExtensions), ext) != std::end(kExtensions);
 }
@@ -137,7 +139,8 @@ std::optional<InputFormat> recognised_format(std::string_view file_name, std::st
   if (auto inner = template_inner(file_name)) file_name = *inner;
   const std::string base = lower(basename(file_name));
   std::optional<InputFormat> format = format_by_name(base);
-  if (format == InputFormat::dockerfile || format == InputFormat::markdown) return format;
+  if (format == InputFormat::dockerfile || format == InputFormat::markdown || format == InputFormat::notebook)
+    return format;
   if (!format && never_a_script(base)) return std::nullopt;
   const std::string program = shebang_program(text);
   if (starts_with(program, "python")) return InputFormat::python;
@@ -187,6 +190,12 @@ LaunchScan launch_detail::scan_launch_input(std::string_view text, std::string_v
   sink.launchers = &launchers;
   sink.prefilter = shortcuts.prefilter;
   sink.file = std::string(file_name);
+  // A notebook: read as the Markdown it renders, on its own lines.
+  if (format == InputFormat::notebook) {
+    rendered = notebook_as_markdown(text, sink);
+    text = rendered;
+    format = InputFormat::markdown;
+  }
   switch (format) {
     case InputFormat::detect:
     case InputFormat::shell: scan_shell(source_of(text, 1), 0, launch_detail::OnLexError::fail, sink); break;
@@ -202,6 +211,7 @@ LaunchScan launch_detail::scan_launch_input(std::string_view text, std::string_v
     case InputFormat::justfile: scan_justfile(text, sink); break;
     case InputFormat::procfile: scan_procfile(text, sink); break;
     case InputFormat::systemd: scan_systemd(text, sink); break;
+    case InputFormat::notebook: break;  // read as Markdown above
   }
   LaunchScan scan;
   std::stable_sort(sink.found.begin(), sink.found.end(),

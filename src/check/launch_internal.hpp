@@ -307,6 +307,9 @@ void scan_justfile(std::string_view text, Sink& sink);
 // read_units.cpp: Procfiles (`name: command`) and systemd units (ExecStart= with Environment=).
 void scan_procfile(std::string_view text, Sink& sink);
 void scan_systemd(std::string_view text, Sink& sink);
+// read_notebook.cpp: a notebook as the Markdown it renders, on its own lines (sink.fatal when it is
+// no notebook; a cell that cannot be placed is a skipped block).
+std::string notebook_as_markdown(std::string_view text, Sink& sink);
 
 // read_units.cpp: a Jinja template's text as what it renders to: {% ... %} and {# ... #} blanked
 // (their newlines kept), {{ ... }} kept for YAML (the Helm reader makes it a value) or made ${...},

@@ -357,7 +357,7 @@ int run_check(const CheckArgs& given, bool after_separator) {
     if (a.inputs.empty())
       throw Failure{kUsage, "nothing to check: name files or directories (scripts, Dockerfiles, compose, Kubernetes "
                             "or Helm YAML, Markdown, reStructuredText, AsciiDoc, Python, Makefiles, justfiles, "
-                            "Procfiles, systemd units; - for stdin) or give a command after --"};
+                            "Procfiles, systemd units, notebooks; - for stdin) or give a command after --"};
     WalkOptions walk_options;
     walk_options.exclude = a.exclude;
     walk_options.include = a.include;
