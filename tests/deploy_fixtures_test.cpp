@@ -267,7 +267,7 @@ TEST(CheckCli, DirectoryIsWalked) {
   if (std::string(ATTNSEL_CLI).empty()) GTEST_SKIP() << "no CLI in this build";
   auto [rc, out] = run_cli("check --gpu sm90 '" + kDir + "bench'");
   EXPECT_EQ(rc, 2) << out;  // bad_block.sh's block was not read: the verdict is incomplete
-  EXPECT_NE(out.find("read 23 files, 23 with launch commands"), std::string::npos) << out;
+  EXPECT_NE(out.find("read 24 files, 24 with launch commands"), std::string::npos) << out;
   EXPECT_NE(out.find("skipped"), std::string::npos) << out;  // bad_block.sh's unterminated quote
 }
 
@@ -371,6 +371,35 @@ TEST(ReadAsRun, BranchesAreBoundedAndTheBoundIsReported) {
   EXPECT_EQ(commands_of(deep).size(), 1u);
 }
 
+// Past the bound a branch still reads the command it builds with its own assignments
+// (InferenceX's server_sglang.sh: PREFILL_CMD="..." then setsid bash -c "$PREFILL_CMD" inside the
+// node's branch); the commands after the branch never see those values.
+TEST(ReadAsRun, ABranchPastTheBoundReadsItsOwnCommand) {
+  std::string script;
+  for (int i = 0; i < 40; ++i) script += "if x; then M" + std::to_string(i) + "=a; else M" + std::to_string(i) + "=b; fi\n";
+  script +=
+      "if [ \"$NODE_RANK\" -eq 0 ]; then\n"
+      "  CMD=\"python3 -m sglang.launch_server --model-path m --attention-backend fa3\"\n"
+      "  if [ \"$NODES\" -gt 1 ]; then\n    CMD=\"$CMD --nnodes 2\"\n    CMD+=\" --node-rank 0\"\n  fi\n"
+      "  if [ \"$DRY_RUN\" = 1 ]; then echo \"$CMD\"; else\n    setsid bash -c \"$CMD\" > log 2>&1 &\n  fi\n"
+      "else\n  DECODE=\"vllm serve m --tensor-parallel-size 2\"\n  eval \"$DECODE\"\n  nohup $DECODE &\nfi\n"
+      "bash -c \"$CMD\"\n$DECODE\n";
+  const LaunchScan scan = scan_launch_input(script, "run.sh");
+  ASSERT_EQ(scan.skipped.size(), 1u);
+  EXPECT_NE(scan.skipped[0].message.find("more than 16 combinations"), std::string::npos);
+  std::vector<std::string> seen;
+  for (const LaunchCommand& c : scan.commands) {
+    std::string args;
+    for (const std::string& a : c.args) args += " " + a;
+    seen.push_back(std::to_string(c.line) + args);
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{
+                      "48 --model-path m --attention-backend fa3",  // the nested if's values are gone with it
+                      "52 m --tensor-parallel-size 2",
+                      "53 m --tensor-parallel-size 2",
+                  }));
+}
+
 // `exec "${CMD[@]}"` runs the command the array spelled out: it is reported at the launcher's line.
 TEST(ReadAsRun, ConstructedCommands) {
   const std::vector<LaunchCommand> c = commands_of(
@@ -381,6 +410,25 @@ TEST(ReadAsRun, ConstructedCommands) {
   EXPECT_EQ(c[0].args, (std::vector<std::string>{"--model-path", "Qwen/Qwen3-8B"}));
   EXPECT_EQ(c[1].launcher, "sglang serve");
   EXPECT_EQ(c[1].args, (std::vector<std::string>{"Qwen/Qwen3-8B", "--attention-backend", "triton"}));
+  // A value the file leaves unknown stays written (sgl-cookbook's DeepSeek-V3.2 page: --model-path
+  // $MAPPED_MODEL_PATH); printf '%s ' writes the same words; a pipeline or echo -e is not read.
+  const std::vector<LaunchCommand> d = commands_of(
+      "args=$(echo serve --model-path $MODEL \\\n  --attention-backend nsa)\nargs=($args)\nsglang \"${args[@]}\"\n"
+      "more=$(printf '%s ' serve --model-path \"$MODEL\" --tp 8)\nmore=($more)\nsglang \"${more[@]}\"\n"
+      "x=$(echo serve --model-path m | tr a b)\nx=($x)\nsglang \"${x[@]}\"\n"
+      "y=$(echo -e serve --model-path m)\ny=($y)\nsglang \"${y[@]}\"\n");
+  std::string said;
+  for (const LaunchCommand& x : d) {
+    said += std::to_string(x.line) + ":";
+    for (const std::string& a : x.args) said += " " + a;
+    said += "\n";
+  }
+  ASSERT_EQ(d.size(), 2u) << said;
+  EXPECT_EQ(d[0].args, (std::vector<std::string>{"--model-path", "$MODEL", "--attention-backend", "nsa"}));
+  EXPECT_EQ(d[0].line, 4);  // where it runs: `sglang "${args[@]}"`
+  ASSERT_EQ(d[0].arg_shapes.size(), 4u);
+  EXPECT_NE(d[0].arg_shapes[1], WordShape::literal);
+  EXPECT_EQ(d[1].args, (std::vector<std::string>{"--model-path", "$MODEL", "--tp", "8"}));
 }
 
 // A backslash then a space ends the line: one finding at the backslash, the command read up to it.

@@ -212,21 +212,33 @@ std::vector<ArgWord> words_of(const SimpleCommand& command, const Source& src, s
   return argv;
 }
 
-// What `$(echo WORDS)` prints (args=$(echo serve --model-path X ...)): the words expanded and
-// joined by a space, as echo writes them; nullopt for any other text, or words the file leaves unknown.
+// What `$(echo WORDS)` or `$(printf '%s ' WORDS)` prints (args=$(echo serve --model-path X ...)):
+// the words expanded and joined by a space, as echo writes them (printf's trailing blank, which
+// splitting drops, left off). A variable the file leaves unknown stays written ($MODEL_PATH), to be
+// judged as such where the output is split again (args=($args)). nullopt for any other text (echo
+// -e, another printf format), a word holding a command substitution, or past kMaxWordBytes.
 std::optional<std::string> echo_output(std::string_view text, const Expander& expander) {
-  if (!starts_with(text, "$(echo ") || text.back() != ')') return std::nullopt;
+  const bool echo = starts_with(text, "$(echo ");
+  if (!(echo || starts_with(text, "$(printf ")) || text.back() != ')') return std::nullopt;
   const Lexed lexed = lex_shell(text.substr(2, text.size() - 3));
   if (!lexed.error.empty() || lexed.commands.size() != 1 || lexed.commands[0].empty()) return std::nullopt;
+  const SimpleCommand& c = lexed.commands[0];
+  std::size_t first = 1;
+  if (!echo) {  // printf FORMAT WORDS: only a format that writes each word and a blank
+    if (c.size() < 2 || (c[1].text != "%s " && c[1].text != "%s\\n" && c[1].text != "%s\\t")) return std::nullopt;
+    first = 2;
+  }
   std::vector<ArgWord> words;
-  for (std::size_t k = 1; k < lexed.commands[0].size(); ++k) {
-    const Word& w = lexed.commands[0][k];
-    if (k == 1 && starts_with(w.text, "-")) return std::nullopt;  // echo -e, -n: another output
+  for (std::size_t k = first; k < c.size(); ++k) {
+    const Word& w = c[k];
+    if (echo && k == 1 && starts_with(w.text, "-")) return std::nullopt;  // echo -e, -n: another output
+    if (w.text.find('`') != npos || w.text.find("$(") != npos) return std::nullopt;  // a command's output
     expander.expand(ArgWord{w.text, 0, 0, w.shape}, words);
   }
   std::string out;
   for (const ArgWord& w : words) {
-    if (w.text.find_first_of("$`") != npos || out.size() + w.text.size() > kMaxWordBytes) return std::nullopt;
+    if (w.text.find('`') != npos || w.text.find("$(") != npos || out.size() + w.text.size() + 1 > kMaxWordBytes)
+      return std::nullopt;
     out += (out.empty() ? "" : " ") + w.text;
   }
   return out;
@@ -815,6 +827,7 @@ class ScriptReader {
     if (stack_.empty()) return;
     Construct c = std::move(stack_.back());
     stack_.pop_back();
+    drop_scratch(c);
     if (!stack_.empty() || c.kind == Kind::loop || !c.catch_all) return;
     const bool every_arm_assigns =
         !c.arms.empty() && std::all_of(c.arms.begin(), c.arms.end(), [&](int arm) { return world_of(arm) != npos; });
@@ -842,6 +855,17 @@ class ScriptReader {
     arm_world_.clear();  // the construct is closed: no command is read in its branches again
   }
 
+  // The sets of values past kMaxBranches that the branches of `c` read their own commands with:
+  // gone with the construct. They are the last sets (any made after them, by constructs nested in
+  // the branch, closed first and went before them); everything indexed by set is below the bound.
+  void drop_scratch(const Construct& c) {
+    while (worlds_.size() > kMaxBranches && !arm_world_.empty() && arm_world_.back().second == worlds_.size() - 1 &&
+           std::find(c.arms.begin(), c.arms.end(), arm_world_.back().first) != c.arms.end()) {
+      worlds_.pop_back();
+      arm_world_.pop_back();
+    }
+  }
+
   std::size_t world_of(int arm) const {
     for (const auto& [a, w] : arm_world_)
       if (a == arm) return w;
@@ -858,7 +882,7 @@ class ScriptReader {
 
   std::vector<std::size_t> visible_worlds() const {
     if (const std::size_t own = own_world(); own != npos) return {own};
-    std::vector<std::size_t> all(worlds_.size());
+    std::vector<std::size_t> all(std::min(worlds_.size(), kMaxBranches));  // another branch's scratch set: not here
     for (std::size_t k = 0; k < all.size(); ++k) all[k] = k;
     return all;
   }
@@ -910,7 +934,10 @@ class ScriptReader {
     }
     std::size_t w = world_of(arm);
     if (w == npos) {
-      if (!room(at, command.front(), sink)) return;
+      // Past the bound the branch still reads its own commands with its assignments (`CMD="python3
+      // -m sglang.launch_server ..."; bash -c "$CMD"` inside it), in a set of values that is gone when
+      // its construct closes: the commands after it never see it (see drop_scratch).
+      room(at, command.front(), sink);
       worlds_.push_back(worlds_[base]);
       w = worlds_.size() - 1;
       arm_world_.emplace_back(arm, w);
