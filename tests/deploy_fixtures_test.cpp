@@ -748,3 +748,29 @@ TEST(ConfigForm, UnreadConfigIsVisibleNeverAnError) {
 
 }  // namespace
 }  // namespace attnsel
+
+
+namespace attnsel {
+namespace {
+// A string that is a statement of its own (a docstring) is never run: prose naming a launcher is no
+// block that failed to read (aibrix ssh_launch.py: "the box's HTTP endpoint"), while a command
+// written in it is still found; a string passed to a call that does not tokenise still is one.
+TEST(ReadAsRun, DocstringProseIsNoBrokenBlock) {
+  const LaunchScan prose = scan_launch_input(read_text(kDir + "python/docstring_prose.py"), "ssh_launch.py");
+  EXPECT_TRUE(prose.skipped.empty());
+  ASSERT_EQ(prose.commands.size(), 1u);
+  EXPECT_EQ(prose.commands[0].line, 28);
+  const LaunchScan doc = scan_launch_input(
+      "def serve(model):\n    \"\"\"\n    Serves a vLLM model using Python's subprocess module.\n\n"
+      "    Args: arguments to pass to the vllm serve command.\n    \"\"\"\n\n"
+      "def usage():\n    \"\"\"Start it with: python3 -m sglang.launch_server --model-path m --tp 2\"\"\"\n",
+      "serve.py");
+  EXPECT_TRUE(doc.skipped.empty());
+  ASSERT_EQ(doc.commands.size(), 1u);
+  EXPECT_EQ(doc.commands[0].args.back(), "2");
+  const LaunchScan call = scan_launch_input("import os\nos.system(\"python3 -m sglang.launch_server --model-path 'm\")\n", "r.py");
+  EXPECT_EQ(call.skipped.size(), 1u);
+}
+
+}  // namespace
+}  // namespace attnsel
