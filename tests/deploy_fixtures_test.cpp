@@ -26,6 +26,7 @@
 #include "attnsel/launch.hpp"
 #include "attnsel/launch_args.hpp"
 #include "attnsel/profile.hpp"
+#include "check/shell_lexer.hpp"
 
 #ifndef ATTNSEL_TESTS_DIR
 #define ATTNSEL_TESTS_DIR "tests"
@@ -160,6 +161,19 @@ TEST(ShellLexer, TooDeepIsNotUnterminated) {
   const LaunchScan scan = scan_launch_input(nested, "run.sh");
   ASSERT_EQ(scan.skipped.size(), 1u);
   EXPECT_NE(scan.skipped[0].message.find("nested more than"), std::string::npos) << scan.skipped[0].message;
+}
+
+// A console transcript's `$ curl -d '{` goes on to the line that closes the quote (dstack's AMD PD
+// blog post: the JSON body spans 9 lines); quotes in comments and escaped ones open nothing.
+TEST(ShellLexer, OpenQuoteAfterALine) {
+  using launch_detail::open_quote_after;
+  EXPECT_EQ(open_quote_after("curl -d '{", 0), '\'');
+  EXPECT_EQ(open_quote_after("  \"model\": \"x\",", '\''), '\'');
+  EXPECT_EQ(open_quote_after("  }'", '\''), 0);
+  EXPECT_EQ(open_quote_after("echo \"it's \\\" here", 0), '"');
+  EXPECT_EQ(open_quote_after("echo it\\'s # it's", 0), 0);
+  EXPECT_EQ(open_quote_after("echo a#'b", 0), '\'');  // '#' inside a word is no comment
+  EXPECT_EQ(open_quote_after("done\" # x", '"'), 0);
 }
 
 TEST(ShellLexer, HeredocInsideCommandSubstitution) {
