@@ -443,6 +443,13 @@ TEST(ReadAsRun, ConstructedCommands) {
   ASSERT_EQ(d[0].arg_shapes.size(), 4u);
   EXPECT_NE(d[0].arg_shapes[1], WordShape::literal);
   EXPECT_EQ(d[1].args, (std::vector<std::string>{"--model-path", "$MODEL", "--tp", "8"}));
+  // An empty default the environment may fill (X="${X:-}") stays written inside a longer word: it
+  // never reads as "/" or as a flag with no value (InferenceX server_vllm.sh: --served-model-name).
+  const std::vector<LaunchCommand> e = commands_of(
+      "DIR=\"${DIR:-}\"\nNAME=\"${NAME:-}\"\nSERVED=\"${NAME}\"\n"
+      "CMD=\"vllm serve $DIR/$NAME --served-model-name ${SERVED} --port 8000\"\neval \"$CMD\"\n");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].args, (std::vector<std::string>{"$DIR/$NAME", "--served-model-name", "${SERVED}", "--port", "8000"}));
 }
 
 // A backslash then a space ends the line: one finding at the backslash, the command read up to it.

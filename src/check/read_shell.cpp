@@ -159,6 +159,11 @@ class Expander {
     for (std::size_t i = 0; i < w.text.size();) {
       auto r = reference_at(w.text, i);
       const Variable* v = r ? find(r->name) : nullptr;
+      // X=${X:-} (empty unless the environment sets it) inside a longer word: substituted, it would
+      // vanish ("--model-path $DIR/$NAME" read as "--model-path /"); it stays written, unknown.
+      if (v && !v->array && v->words.size() == 1 && v->words.front().text.empty() &&
+          v->words.front().shape != WordShape::literal)
+        v = nullptr;
       if (v && !v->array && v->words.size() == 1) {
         if (result.text.size() + v->words.front().text.size() > kMaxWordBytes) {
           overflow_ = fmt::format("a word expands to more than {} bytes", kMaxWordBytes);
