@@ -392,7 +392,7 @@ TEST(ReadAsRun, ABranchPastTheBoundReadsItsOwnCommand) {
   std::string script;
   for (int i = 0; i < 40; ++i) script += "if x; then M" + std::to_string(i) + "=a; else M" + std::to_string(i) + "=b; fi\n";
   script +=
-      "if [ \"$NODE_RANK\" -eq 0 ]; then\n"
+      "[ \"$M0$M1$M2$M3$M4$M5\" = x ] && exit; if [ \"$NODE_RANK\" -eq 0 ]; then\n"
       "  CMD=\"python3 -m sglang.launch_server --model-path m --attention-backend fa3\"\n"
       "  if [ \"$NODES\" -gt 1 ]; then\n    CMD=\"$CMD --nnodes 2\"\n    CMD+=\" --node-rank 0\"\n  fi\n"
       "  if [ \"$DRY_RUN\" = 1 ]; then echo \"$CMD\"; else\n    setsid bash -c \"$CMD\" > log 2>&1 &\n  fi\n"
@@ -791,6 +791,28 @@ TEST(ReadAsRun, DocstringProseIsNoBrokenBlock) {
   EXPECT_EQ(doc.commands[0].args.back(), "2");
   const LaunchScan call = scan_launch_input("import os\nos.system(\"python3 -m sglang.launch_server --model-path 'm\")\n", "r.py");
   EXPECT_EQ(call.skipped.size(), 1u);
+}
+
+}  // namespace
+}  // namespace attnsel
+
+namespace attnsel {
+namespace {
+
+// Only branches that assign what a launch command (or a test) reads take a set of values: open-r1's
+// generate.slurm parses 16 options for its data client, and its vllm serve reads one of them.
+TEST(ReadAsRun, BranchesThatNoLaunchReadsDoNotCount) {
+  std::string script = "while [[ $# -gt 0 ]]; do\n  case $1 in\n";
+  for (int i = 0; i < 24; ++i) script += "    --o" + std::to_string(i) + ") O" + std::to_string(i) + "=\"$2\"; shift 2 ;;\n";
+  script += "    --model) MODEL=\"$2\"; shift 2 ;;\n    --big) SIZE=big; shift ;;\n  esac\ndone\nSIZE=${SIZE:-small}\n"
+            "if [ \"$SIZE\" = big ]; then TP=8; fi\n"
+            "python generate.py --o1 \"$O1\" --o2 \"$O2\" --vllm-server-url \"http://$HOST:8000\"\n"
+            "vllm serve $MODEL --tensor-parallel-size ${TP:-1}\n";
+  const LaunchScan scan = scan_launch_input(script, "generate.slurm");
+  EXPECT_TRUE(scan.skipped.empty()) << scan.skipped.front().message;
+  std::set<std::string> tp;
+  for (const LaunchCommand& c : scan.commands) tp.insert(c.args.back());
+  EXPECT_EQ(tp, (std::set<std::string>{"1", "8"}));  // SIZE, read by a test, still decides TP
 }
 
 }  // namespace

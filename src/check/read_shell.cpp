@@ -393,6 +393,95 @@ std::vector<std::string_view> names_in(std::string_view text) {
   return names;
 }
 
+// Every name a text may read: $NAME, ${NAME...} whatever follows the name (${A:-${B}} gives A and
+// B), ${#NAME}, ${!NAME}. A superset of names_in(), for deciding what can never matter.
+template <typename F>
+void each_name_read(std::string_view text, F&& on_name) {
+  for (std::size_t i = text.find('$'); i != npos; i = text.find('$', i + 1)) {
+    std::size_t b = i + 1;
+    if (b < text.size() && text[b] == '{') ++b;
+    if (b < text.size() && (text[b] == '#' || text[b] == '!')) ++b;
+    std::size_t e = b;
+    while (e < text.size() && is_name_char(text[e])) ++e;
+    if (e > b && !std::isdigit(static_cast<unsigned char>(text[b]))) on_name(text.substr(b, e - b));
+  }
+}
+
+// Whether a command may launch, or decides which branch runs, as written: a test ([ ], [[ ]], test,
+// case), a word that may start a launcher or a shell (may_start_launcher), a longer text naming a
+// launcher (a script for -c, eval), or a word that is one reference ($CMD, "${ARGS[@]}") and not an
+// option's value (`--model $MODEL` is one; `srun --nodes=1 $CMD` is not). A client's
+// `--vllm-server-url "$URL"` is none of these.
+bool may_matter(const SimpleCommand& c, const Sink& sink) {
+  const std::string_view head = c[0].text;
+  if (head == "[" || head == "[[" || head == "test" || head == "case" || head == "eval") return true;
+  std::size_t last_m = npos;  // the last word starting "-m": a module may follow an interpreter before it
+  for (std::size_t k = 0; k < c.size(); ++k)
+    if (starts_with(c[k].text, "-m")) last_m = k;
+  for (std::size_t k = 0; k < c.size(); ++k) {
+    const std::string& t = c[k].text;
+    if (t == "eval" || may_start_launcher(t, last_m != npos && last_m > k, *sink.launchers) ||
+        (t.find_first_of(" \t\n") != npos && sink.mentions_launcher(t)))
+      return true;
+    if (const std::optional<Reference> r = reference_at(t, 0); r && r->end == t.size()) {
+      const std::string& prev = k > 0 ? c[k - 1].text : std::string();
+      if (!(starts_with(prev, "-") && prev.find('=') == npos)) return true;
+    }
+  }
+  return false;
+}
+
+// The variables whose values can reach a command that may launch (may_matter): the names such
+// commands read, and the names read by the assignments of those, transitively. A branch that
+// assigns only other variables changes no launch command's words: it needs no set of values of its
+// own (open-r1's generate.slurm parses 16 options for its data client; its launch reads one).
+// nullopt where the script does not tokenise (then every variable counts). One more pass of the
+// lexer, made only for a script whose branches assign.
+std::optional<std::set<std::string, std::less<>>> variables_that_matter(std::string_view text, const Sink& sink) {
+  static constexpr std::string_view kKeywords[] = {"if", "then", "else", "elif", "do", "while", "until", "!", "{", "}",
+                                                   "fi", "done", "esac", "time"};
+  std::set<std::string, std::less<>> matter;
+  std::map<std::string, std::set<std::string, std::less<>>, std::less<>> reads;  // assigned name -> names its value reads
+  const auto on_command = [&](SimpleCommand& command) {
+    std::size_t k = 0;
+    while (k < command.size() &&
+           std::find(std::begin(kKeywords), std::end(kKeywords), command[k].text) != std::end(kKeywords))
+      ++k;
+    if (k == command.size()) return;
+    const SimpleCommand rest(command.begin() + static_cast<std::ptrdiff_t>(k), command.end());
+    if (const std::optional<std::size_t> begin = assignments_begin(rest)) {
+      for (std::size_t j = *begin; j < rest.size(); ++j) {
+        const Word& w = rest[j];
+        const std::size_t eq = w.text.find('=');
+        if (eq == npos || eq == 0) continue;
+        const std::string name = w.text.substr(0, w.text[eq - 1] == '+' ? eq - 1 : eq);
+        auto& slot = reads[name];
+        const auto add = [&](std::string_view n) { slot.emplace(n); };
+        each_name_read(std::string_view(w.text).substr(eq + 1), add);
+        for (const Word& e : w.elements) each_name_read(e.text, add);
+      }
+      return;
+    }
+    if (never_launches(basename(rest[0].text)) || !may_matter(rest, sink)) return;
+    for (const Word& w : rest) each_name_read(w.text, [&](std::string_view n) { matter.emplace(n); });
+  };
+  const Lexed lexed = lex_shell(text, on_command);
+  if (!lexed.error.empty()) return std::nullopt;
+  for (const Span& h : lexed.heredocs)  // a heredoc's text may be a script run later
+    each_name_read(text.substr(h.begin, h.end - h.begin), [&](std::string_view n) { matter.emplace(n); });
+  std::vector<std::string> todo(matter.begin(), matter.end());
+  while (!todo.empty()) {
+    const std::string name = std::move(todo.back());
+    todo.pop_back();
+    auto it = reads.find(name);
+    if (it == reads.end()) continue;
+    for (const std::string& n : it->second)
+      if (matter.insert(n).second) todo.push_back(n);
+    reads.erase(it);  // each assignment's names followed once
+  }
+  return matter;
+}
+
 // What a test in an if's condition compares, in one set of values: the word's text with the
 // variables it names substituted (an array's elements joined by a space, as "${A[@]}" inside a
 // longer word is); `literal` when no part came from a default the environment may replace
@@ -559,7 +648,7 @@ class ScriptReader {
   // `env`: the values the script starts with (a Makefile's exports, a Dockerfile's ENV); only those
   // `text` names are taken (a Makefile of 5,000 recipe lines copied all of them 5,000 times), and
   // all the scripts of a file together examine and copy at most kMaxEnvironmentWork.
-  ScriptReader(const Environment* env, int line, std::size_t raw, std::string_view text, Sink& sink) {
+  ScriptReader(const Environment* env, int line, std::size_t raw, std::string_view text, Sink& sink) : text_(text) {
     worlds_.push_back(World{});
     if (!env || env->empty() || sink.environment_spent || text.find('$') == npos) return;
     std::set<std::string_view> named;  // $NAME and ${NAME}
@@ -922,7 +1011,9 @@ class ScriptReader {
     for (const Word& w : command) {
       const std::size_t eq = w.text.find('=');
       const bool user = eq != npos && !w.array && is_user_value(std::string_view(w.text).substr(eq + 1));
-      if (!(user && worlds_[base].vars.count(w.text.substr(0, eq)))) kept.push_back(w);
+      if (user && worlds_[base].vars.count(w.text.substr(0, eq))) continue;
+      if (eq != npos && eq > 0 && !matters(w.text.substr(0, w.text[eq - 1] == '+' ? eq - 1 : eq), sink)) continue;
+      kept.push_back(w);
     }
     if (kept.empty() || !std::any_of(kept.begin(), kept.end(), [](const Word& w) { return is_assignment(w.text); }))
       return;
@@ -996,6 +1087,16 @@ class ScriptReader {
     assign_in(index, command, at, sink, on_branch, worlds_);
   }
 
+  // Whether a branch's assignment of `name` can change a command that may launch (computed once,
+  // the first time a branch assigns).
+  bool matters(std::string_view name, const Sink& sink) {
+    if (!matter_computed_) {
+      matter_ = variables_that_matter(text_, sink);
+      matter_computed_ = true;
+    }
+    return !matter_ || matter_->count(name) > 0;
+  }
+
   static int line_of(const Word& w, const Place& at) { return at.src ? at.src->lines.line_at(w.begin + at.shift) : at.line; }
 
   std::vector<World> worlds_;
@@ -1003,6 +1104,9 @@ class ScriptReader {
   std::vector<std::pair<int, std::size_t>> arm_world_;  // branch -> its set of values
   int next_arm_ = 0;
   bool bound_reported_ = false;
+  std::string_view text_;  // the script, for variables_that_matter
+  std::optional<std::set<std::string, std::less<>>> matter_;
+  bool matter_computed_ = false;
 };
 
 }  // namespace
