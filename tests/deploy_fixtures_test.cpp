@@ -817,3 +817,36 @@ TEST(ReadAsRun, BranchesThatNoLaunchReadsDoNotCount) {
 
 }  // namespace
 }  // namespace attnsel
+
+namespace attnsel {
+namespace {
+
+// Nested: an if the file decides inside a branch assigns in that branch's values (its other branch
+// never runs), and a case inside a branch whose every arm assigns stands for the branch from then on:
+// only the feasible combinations are read (no reading with BACKEND or KVD unset, none with triton).
+TEST(ReadAsRun, NestedBranchesGiveTheirFeasibleReadings) {
+  const LaunchScan scan = scan_launch_input(
+      "MODE=serve\nKV=auto\n"
+      "if [ \"$GPU\" = h100 ]; then\n"
+      "  if [ \"$MODE\" = serve ]; then\n    BACKEND=fa3\n  else\n    BACKEND=triton\n  fi\n"
+      "  case \"$KV\" in\n    fp8) KVD=fp8_e4m3 ;;\n    *) KVD=auto ;;\n  esac\n"
+      "  EXTRA=--enable-metrics\n"
+      "else\n  BACKEND=flashinfer\n  KVD=auto\n  EXTRA=\nfi\n"
+      "python3 -m sglang.launch_server --model-path m --attention-backend $BACKEND --kv-cache-dtype $KVD $EXTRA\n",
+      "run.sh");
+  EXPECT_TRUE(scan.skipped.empty());
+  std::vector<std::string> seen;
+  for (const LaunchCommand& c : scan.commands) {
+    std::string args;
+    for (std::size_t k = 3; k < c.args.size(); ++k) args += (k > 3 ? " " : "") + c.args[k];
+    seen.push_back(args);
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{
+                      "fa3 --kv-cache-dtype fp8_e4m3 --enable-metrics",
+                      "fa3 --kv-cache-dtype auto --enable-metrics",
+                      "flashinfer --kv-cache-dtype auto",
+                  }));
+}
+
+}  // namespace
+}  // namespace attnsel

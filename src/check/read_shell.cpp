@@ -413,6 +413,7 @@ void each_name_read(std::string_view text, F&& on_name) {
 // option's value (`--model $MODEL` is one; `srun --nodes=1 $CMD` is not). A client's
 // `--vllm-server-url "$URL"` is none of these.
 bool may_matter(const SimpleCommand& c, const Sink& sink) {
+  if (!sink.launchers) return true;
   const std::string_view head = c[0].text;
   if (head == "[" || head == "[[" || head == "test" || head == "case" || head == "eval") return true;
   std::size_t last_m = npos;  // the last word starting "-m": a module may follow an interpreter before it
@@ -766,6 +767,9 @@ class ScriptReader {
     Variables vars;
     std::map<std::string, std::string, std::less<>> notes;  // variable -> the branch assignments it holds
     std::optional<LaunchCommand::CapabilityTest> capability;  // the GPU's compute capability this set needs
+    // The sets of a nested construct that always runs one of its branches, each of which assigns:
+    // they stand for this one from then on (it is read through them, and assigns in them).
+    std::vector<std::size_t> superseded_by;
   };
   enum class Kind { conditional, choice, loop };  // if, case, while/until/for/select
   struct Assignment {
@@ -783,6 +787,10 @@ class ScriptReader {
     // not one test, or the if is nested.
     std::vector<std::optional<Truth>> holds;
     std::optional<LaunchCommand::CapabilityTest> capability;  // a condition on the GPU's compute capability
+    // A nested if's condition in the one set of values its branches read (nested_base), where the
+    // file decides it there; nullopt elsewhere.
+    std::optional<Truth> nested_holds;
+    std::size_t nested_base = 0;
     int tests = 0;        // commands read in the condition
     bool elif = false;    // an elif came: its own condition is not followed
     bool in_else = false;  // the branch being read is the else
@@ -885,9 +893,17 @@ class ScriptReader {
   void decide(const SimpleCommand& condition, int line) {
     Construct& c = stack_.back();
     if (c.elif) return;  // not followed: runs() reads its branches by the first condition alone
-    if (stack_.size() != 1 || c.tests++ > 0) {
+    const bool first = c.tests++ == 0;
+    if (stack_.size() != 1 || !first) {
       c.holds.clear();
       c.capability.reset();
+      // Nested: decided in the set of values of the branch it is in, where there is one to read.
+      const std::size_t own = own_world();
+      c.nested_holds.reset();
+      if (stack_.size() > 1 && first && (own != npos || worlds_.size() == 1)) {
+        c.nested_base = own == npos ? 0 : own;
+        c.nested_holds = truth_of(condition, worlds_[c.nested_base].vars);
+      }
       return;
     }
     c.holds.resize(worlds_.size());
@@ -903,7 +919,9 @@ class ScriptReader {
   // Whether the branch of `c` being read runs in set of values `w`.
   static Runs runs(const Construct& c, std::size_t w) {
     if (w >= c.holds.size() || !c.holds[w]) return Runs::maybe;
-    const Truth& t = *c.holds[w];
+    return runs(c, *c.holds[w]);
+  }
+  static Runs runs(const Construct& c, const Truth& t) {
     const Runs other = t.literal ? Runs::no : Runs::maybe;  // a default the environment may replace
     switch (arm_of(c)) {
       case Arm::then: return t.value ? Runs::yes : other;
@@ -922,6 +940,7 @@ class ScriptReader {
     Construct c = std::move(stack_.back());
     stack_.pop_back();
     drop_scratch(c);
+    if (!stack_.empty()) supersede(c);
     if (!stack_.empty() || c.kind == Kind::loop || !c.catch_all) return;
     const bool every_arm_assigns =
         !c.arms.empty() && std::all_of(c.arms.begin(), c.arms.end(), [&](int arm) { return world_of(arm) != npos; });
@@ -931,10 +950,15 @@ class ScriptReader {
         std::count_if(c.log.begin(), c.log.end(), [](const std::vector<Assignment>& b) { return !b.empty(); }));
     // All or nothing: past the bound the earlier sets stay (this construct's values unknown there).
     if (worlds_.size() - before + (before - 1) * branches > kMaxBranches) {
-      room(at, c.log.front().front().command.front(), sink, /*fits=*/false);
+      for (const std::vector<Assignment>& b : c.log)
+        if (!b.empty()) {
+          room(at, b.front().command.front(), sink, /*fits=*/false);
+          break;
+        }
       return;
     }
     for (std::size_t w = 1; w < before; ++w) {
+      if (!worlds_[w].superseded_by.empty()) continue;  // read through the sets standing for it, also before
       if (w < c.holds.size() && c.holds[w]) {  // its branch was taken in place
         worlds_.push_back(worlds_[w]);
         continue;
@@ -946,6 +970,9 @@ class ScriptReader {
       }
     }
     worlds_.erase(worlds_.begin(), worlds_.begin() + static_cast<std::ptrdiff_t>(before));
+    for (World& world : worlds_) {  // the sets that remain moved down by `before` (none stood for an erased one)
+      for (std::size_t& v : world.superseded_by) v -= before;
+    }
     arm_world_.clear();  // the construct is closed: no command is read in its branches again
   }
 
@@ -958,6 +985,30 @@ class ScriptReader {
       worlds_.pop_back();
       arm_world_.pop_back();
     }
+  }
+
+  // A nested construct one of whose branches always runs (an else, a `*)`), each with its own set
+  // of values made from the set of the branch around it: that set no longer holds by itself.
+  void supersede(const Construct& c) {
+    if (c.kind == Kind::loop || !c.catch_all || c.arms.empty()) return;
+    const std::size_t outer = own_world();
+    if (outer == npos) return;
+    std::vector<std::size_t> inner;
+    for (const int arm : c.arms) {
+      const std::size_t w = world_of(arm);
+      if (w == npos || w <= outer || w >= kMaxBranches) return;  // a branch that assigns nothing, or a scratch set
+      inner.push_back(w);
+    }
+    if (worlds_[outer].superseded_by.empty()) worlds_[outer].superseded_by = std::move(inner);
+  }
+
+  // The sets that stand for set `w` (itself where none was superseded), at most kMaxBranches.
+  void standing_for(std::size_t w, std::vector<std::size_t>& out) const {
+    if (worlds_[w].superseded_by.empty()) {
+      if (std::find(out.begin(), out.end(), w) == out.end() && out.size() < kMaxBranches) out.push_back(w);
+      return;
+    }
+    for (const std::size_t v : worlds_[w].superseded_by) standing_for(v, out);
   }
 
   std::size_t world_of(int arm) const {
@@ -975,10 +1026,14 @@ class ScriptReader {
   }
 
   std::vector<std::size_t> visible_worlds() const {
-    if (const std::size_t own = own_world(); own != npos) return {own};
-    std::vector<std::size_t> all(std::min(worlds_.size(), kMaxBranches));  // another branch's scratch set: not here
-    for (std::size_t k = 0; k < all.size(); ++k) all[k] = k;
-    return all;
+    std::vector<std::size_t> seen;
+    if (const std::size_t own = own_world(); own != npos) {
+      standing_for(own, seen);
+      return seen;
+    }
+    for (std::size_t k = 0; k < std::min(worlds_.size(), kMaxBranches); ++k)  // another branch's scratch set: not here
+      standing_for(k, seen);
+    return seen;
   }
 
   int innermost_arm() const {
@@ -1027,6 +1082,31 @@ class ScriptReader {
           findings = nullptr;
         }
       if (runs(stack_.front(), 0) != Runs::maybe) return;
+    }
+    // A decided nested if: its branch that runs assigns in the set of values of the branch around
+    // it (created as that branch's own where it has none yet); the one that does not, nowhere.
+    if (const Construct& inner = stack_.back(); stack_.size() > 1 && inner.arm == arm && inner.nested_holds) {
+      const Runs r = runs(inner, *inner.nested_holds);
+      if (r == Runs::no) return;
+      int outer = -1;
+      for (std::size_t k = stack_.size() - 1; k-- > 0;)
+        if (stack_[k].arm >= 0) {
+          outer = stack_[k].arm;
+          break;
+        }
+      if (r == Runs::yes && outer >= 0) {
+        std::size_t e = world_of(outer);
+        if (e == npos) {
+          room(at, command.front(), sink);  // past the bound: a set its branch alone reads (drop_scratch)
+          worlds_.push_back(worlds_[inner.nested_base]);
+          e = worlds_.size() - 1;
+          arm_world_.emplace_back(outer, e);
+        }
+        assign_in(e, kept, at, findings, true);
+        if (stack_.front().arm == outer && !stack_.front().log.empty() && stack_.front().log.back().size() < kMaxLogged)
+          stack_.front().log.back().push_back(Assignment{kept, at});
+        return;
+      }
     }
     std::size_t w = world_of(arm);
     if (w == npos) {
@@ -1084,7 +1164,12 @@ class ScriptReader {
     }
   }
   void assign_in(std::size_t index, const SimpleCommand& command, const Place& at, Sink* sink, bool on_branch) {
-    assign_in(index, command, at, sink, on_branch, worlds_);
+    std::vector<std::size_t> targets;
+    standing_for(index, targets);
+    for (const std::size_t t : targets) {
+      assign_in(t, command, at, sink, on_branch, worlds_);
+      sink = nullptr;  // its findings once
+    }
   }
 
   // Whether a branch's assignment of `name` can change a command that may launch (computed once,
