@@ -846,6 +846,24 @@ TEST(ReadAsRun, NestedBranchesGiveTheirFeasibleReadings) {
                       "fa3 --kv-cache-dtype auto --enable-metrics",
                       "flashinfer --kv-cache-dtype auto",
                   }));
+  // The branch around has no values of its own when the inner construct closes (SlimServe's
+  // `if [[ -z "$CTX" ]]; then if (( TP >= 4 )); then CTX=...; else CTX=...; fi; fi`); what the
+  // script assigns after it reaches each reading once.
+  const std::vector<LaunchCommand> c = commands_of(
+      "if [ \"$GPU\" = h100 ]; then\n  case \"$KV\" in\n    fp8) KVD=fp8_e4m3 ;;\n    *) KVD=auto ;;\n  esac\n"
+      "  B=fa3\nelse\n  KVD=auto; B=triton\nfi\nARGS=(--attention-backend $B)\nARGS+=(--kv-cache-dtype $KVD)\n"
+      "python3 -m sglang.launch_server --model-path m \"${ARGS[@]}\"\n");
+  std::vector<std::string> got;
+  for (const LaunchCommand& x : c) {
+    std::string args;
+    for (std::size_t k = 2; k < x.args.size(); ++k) args += (k > 2 ? " " : "") + x.args[k];
+    got.push_back(args);
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{
+                     "--attention-backend fa3 --kv-cache-dtype fp8_e4m3",
+                     "--attention-backend fa3 --kv-cache-dtype auto",
+                     "--attention-backend triton --kv-cache-dtype auto",
+                 }));
 }
 
 }  // namespace

@@ -989,17 +989,34 @@ class ScriptReader {
 
   // A nested construct one of whose branches always runs (an else, a `*)`), each with its own set
   // of values made from the set of the branch around it: that set no longer holds by itself.
+  // Where the branch around has no set yet, its branches were made from the script's first set: the
+  // branch gets one made from it, which they stand for.
   void supersede(const Construct& c) {
     if (c.kind == Kind::loop || !c.catch_all || c.arms.empty()) return;
-    const std::size_t outer = own_world();
-    if (outer == npos) return;
+    std::size_t outer = own_world();
+    const int enclosing = innermost_arm();
+    if (outer == npos && enclosing < 0) return;
     std::vector<std::size_t> inner;
     for (const int arm : c.arms) {
       const std::size_t w = world_of(arm);
-      if (w == npos || w <= outer || w >= kMaxBranches) return;  // a branch that assigns nothing, or a scratch set
+      // A branch that assigns nothing, one made before the set around it, or a scratch set.
+      if (w == npos || (outer != npos && w <= outer) || w >= kMaxBranches) return;
       inner.push_back(w);
     }
+    if (outer == npos) {
+      if (worlds_.size() >= kMaxBranches) return;
+      fork(0);
+      outer = worlds_.size() - 1;
+      arm_world_.emplace_back(enclosing, outer);
+    }
     if (worlds_[outer].superseded_by.empty()) worlds_[outer].superseded_by = std::move(inner);
+  }
+
+  // A new set of values for a branch, made from set `from` (as written there: a set made from one a
+  // nested construct superseded does not stand for that construct's sets).
+  void fork(std::size_t from) {
+    worlds_.push_back(worlds_[from]);
+    worlds_.back().superseded_by.clear();
   }
 
   // The sets that stand for set `w` (itself where none was superseded), at most kMaxBranches.
@@ -1058,7 +1075,9 @@ class ScriptReader {
   void assign(const SimpleCommand& command, const Place& at, Sink& sink) {
     const int arm = innermost_arm();
     if (arm < 0) {  // outside every branch: every set of values takes it
-      for (std::size_t w = 0; w < worlds_.size(); ++w) assign_in(w, command, at, w == 0 ? &sink : nullptr, false);
+      for (std::size_t w = 0; w < worlds_.size(); ++w)
+        if (worlds_[w].superseded_by.empty())  // a superseded set takes it through those standing for it
+          assign_in(w, command, at, w == 0 ? &sink : nullptr, false, worlds_);
       return;
     }
     const std::size_t base = own_world() == npos ? 0 : own_world();
@@ -1077,8 +1096,8 @@ class ScriptReader {
       // A decided if: in place where its branch runs, nowhere where it does not; a set that may
       // take either (the defaults' included) is read as below.
       for (std::size_t k = 0; k < stack_.front().holds.size(); ++k)
-        if (runs(stack_.front(), k) == Runs::yes) {
-          assign_in(k, kept, at, findings, false);
+        if (runs(stack_.front(), k) == Runs::yes && worlds_[k].superseded_by.empty()) {
+          assign_in(k, kept, at, findings, false, worlds_);
           findings = nullptr;
         }
       if (runs(stack_.front(), 0) != Runs::maybe) return;
@@ -1098,7 +1117,7 @@ class ScriptReader {
         std::size_t e = world_of(outer);
         if (e == npos) {
           room(at, command.front(), sink);  // past the bound: a set its branch alone reads (drop_scratch)
-          worlds_.push_back(worlds_[inner.nested_base]);
+          fork(inner.nested_base);
           e = worlds_.size() - 1;
           arm_world_.emplace_back(outer, e);
         }
@@ -1114,7 +1133,7 @@ class ScriptReader {
       // -m sglang.launch_server ..."; bash -c "$CMD"` inside it), in a set of values that is gone when
       // its construct closes: the commands after it never see it (see drop_scratch).
       room(at, command.front(), sink);
-      worlds_.push_back(worlds_[base]);
+      fork(base);
       w = worlds_.size() - 1;
       arm_world_.emplace_back(arm, w);
       // A branch taken by the GPU's compute capability: its set of values needs that capability
