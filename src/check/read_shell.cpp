@@ -637,13 +637,17 @@ std::optional<LaunchCommand::CapabilityTest> capability_test(const SimpleCommand
 // each reading marked with the assignments of branches its words use (LaunchCommand::branch).
 // Branches of successive constructs combine; where one branch always runs (an else, a `*)`) and
 // every branch assigns, the values before the construct are gone. An assignment of the user's
-// value ($OPTARG, $2) over a default the script documents keeps the default. At most kMaxBranches
-// sets: past that a finding says so, and the other branches are read with the values before them.
+// value ($OPTARG, $2) over a default the script documents keeps the default. Only assignments of
+// variables that can reach a launch command or a test take a set (variables_that_matter). At most
+// kMaxBranches sets: past that a finding says so, the commands after the branches are read with
+// those, and a branch past the bound reads its own commands in a set dropped when it closes.
 // Where a top-level if's condition is one test the file decides in a set of values (truth_of), the
 // branch that holds there runs in it: its assignments change that set in place, and the branch that
 // does not hold is read there only if the test rested on a default the environment may replace
 // (`if ! [[ " ${ARGS[@]} " =~ " --model-path " ]]; then ARGS+=(--model-path ...)` adds the flag to
-// a script's defaults, never a reading without it).
+// a script's defaults, never a reading without it). A nested if is decided in the one set its
+// branch reads, its holding branch assigning in that branch's set; a nested construct that always
+// runs a branch, each of which assigns, stands for its branch's set from then on (superseded_by).
 class ScriptReader {
  public:
   // `env`: the values the script starts with (a Makefile's exports, a Dockerfile's ENV); only those
