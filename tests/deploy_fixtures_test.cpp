@@ -26,6 +26,7 @@
 #include "attnsel/launch.hpp"
 #include "attnsel/launch_args.hpp"
 #include "attnsel/profile.hpp"
+#include "check/shell_lexer.hpp"
 
 #ifndef ATTNSEL_TESTS_DIR
 #define ATTNSEL_TESTS_DIR "tests"
@@ -160,6 +161,19 @@ TEST(ShellLexer, TooDeepIsNotUnterminated) {
   const LaunchScan scan = scan_launch_input(nested, "run.sh");
   ASSERT_EQ(scan.skipped.size(), 1u);
   EXPECT_NE(scan.skipped[0].message.find("nested more than"), std::string::npos) << scan.skipped[0].message;
+}
+
+// A console transcript's `$ curl -d '{` goes on to the line that closes the quote (dstack's AMD PD
+// blog post: the JSON body spans 9 lines); quotes in comments and escaped ones open nothing.
+TEST(ShellLexer, OpenQuoteAfterALine) {
+  using launch_detail::open_quote_after;
+  EXPECT_EQ(open_quote_after("curl -d '{", 0), '\'');
+  EXPECT_EQ(open_quote_after("  \"model\": \"x\",", '\''), '\'');
+  EXPECT_EQ(open_quote_after("  }'", '\''), 0);
+  EXPECT_EQ(open_quote_after("echo \"it's \\\" here", 0), '"');
+  EXPECT_EQ(open_quote_after("echo it\\'s # it's", 0), 0);
+  EXPECT_EQ(open_quote_after("echo a#'b", 0), '\'');  // '#' inside a word is no comment
+  EXPECT_EQ(open_quote_after("done\" # x", '"'), 0);
 }
 
 TEST(ShellLexer, HeredocInsideCommandSubstitution) {
@@ -299,7 +313,7 @@ TEST(CheckCli, DirectoryIsWalked) {
   if (std::string(ATTNSEL_CLI).empty()) GTEST_SKIP() << "no CLI in this build";
   auto [rc, out] = run_cli("check --gpu sm90 '" + kDir + "bench'");
   EXPECT_EQ(rc, 2) << out;  // bad_block.sh's block was not read: the verdict is incomplete
-  EXPECT_NE(out.find("read 23 files, 23 with launch commands"), std::string::npos) << out;
+  EXPECT_NE(out.find("read 24 files, 24 with launch commands"), std::string::npos) << out;
   EXPECT_NE(out.find("skipped"), std::string::npos) << out;  // bad_block.sh's unterminated quote
 }
 
@@ -403,6 +417,35 @@ TEST(ReadAsRun, BranchesAreBoundedAndTheBoundIsReported) {
   EXPECT_EQ(commands_of(deep).size(), 1u);
 }
 
+// Past the bound a branch still reads the command it builds with its own assignments
+// (InferenceX's server_sglang.sh: PREFILL_CMD="..." then setsid bash -c "$PREFILL_CMD" inside the
+// node's branch); the commands after the branch never see those values.
+TEST(ReadAsRun, ABranchPastTheBoundReadsItsOwnCommand) {
+  std::string script;
+  for (int i = 0; i < 40; ++i) script += "if x; then M" + std::to_string(i) + "=a; else M" + std::to_string(i) + "=b; fi\n";
+  script +=
+      "[ \"$M0$M1$M2$M3$M4$M5\" = x ] && exit; if [ \"$NODE_RANK\" -eq 0 ]; then\n"
+      "  CMD=\"python3 -m sglang.launch_server --model-path m --attention-backend fa3\"\n"
+      "  if [ \"$NODES\" -gt 1 ]; then\n    CMD=\"$CMD --nnodes 2\"\n    CMD+=\" --node-rank 0\"\n  fi\n"
+      "  if [ \"$DRY_RUN\" = 1 ]; then echo \"$CMD\"; else\n    setsid bash -c \"$CMD\" > log 2>&1 &\n  fi\n"
+      "else\n  DECODE=\"vllm serve m --tensor-parallel-size 2\"\n  eval \"$DECODE\"\n  nohup $DECODE &\nfi\n"
+      "bash -c \"$CMD\"\n$DECODE\n";
+  const LaunchScan scan = scan_launch_input(script, "run.sh");
+  ASSERT_EQ(scan.skipped.size(), 1u);
+  EXPECT_NE(scan.skipped[0].message.find("more than 16 combinations"), std::string::npos);
+  std::vector<std::string> seen;
+  for (const LaunchCommand& c : scan.commands) {
+    std::string args;
+    for (const std::string& a : c.args) args += " " + a;
+    seen.push_back(std::to_string(c.line) + args);
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{
+                      "48 --model-path m --attention-backend fa3",  // the nested if's values are gone with it
+                      "52 m --tensor-parallel-size 2",
+                      "53 m --tensor-parallel-size 2",
+                  }));
+}
+
 // `exec "${CMD[@]}"` runs the command the array spelled out: it is reported at the launcher's line.
 TEST(ReadAsRun, ConstructedCommands) {
   const std::vector<LaunchCommand> c = commands_of(
@@ -413,6 +456,32 @@ TEST(ReadAsRun, ConstructedCommands) {
   EXPECT_EQ(c[0].args, (std::vector<std::string>{"--model-path", "Qwen/Qwen3-8B"}));
   EXPECT_EQ(c[1].launcher, "sglang serve");
   EXPECT_EQ(c[1].args, (std::vector<std::string>{"Qwen/Qwen3-8B", "--attention-backend", "triton"}));
+  // A value the file leaves unknown stays written (sgl-cookbook's DeepSeek-V3.2 page: --model-path
+  // $MAPPED_MODEL_PATH); printf '%s ' writes the same words; a pipeline or echo -e is not read.
+  const std::vector<LaunchCommand> d = commands_of(
+      "args=$(echo serve --model-path $MODEL \\\n  --attention-backend nsa)\nargs=($args)\nsglang \"${args[@]}\"\n"
+      "more=$(printf '%s ' serve --model-path \"$MODEL\" --tp 8)\nmore=($more)\nsglang \"${more[@]}\"\n"
+      "x=$(echo serve --model-path m | tr a b)\nx=($x)\nsglang \"${x[@]}\"\n"
+      "y=$(echo -e serve --model-path m)\ny=($y)\nsglang \"${y[@]}\"\n");
+  std::string said;
+  for (const LaunchCommand& x : d) {
+    said += std::to_string(x.line) + ":";
+    for (const std::string& a : x.args) said += " " + a;
+    said += "\n";
+  }
+  ASSERT_EQ(d.size(), 2u) << said;
+  EXPECT_EQ(d[0].args, (std::vector<std::string>{"--model-path", "$MODEL", "--attention-backend", "nsa"}));
+  EXPECT_EQ(d[0].line, 4);  // where it runs: `sglang "${args[@]}"`
+  ASSERT_EQ(d[0].arg_shapes.size(), 4u);
+  EXPECT_NE(d[0].arg_shapes[1], WordShape::literal);
+  EXPECT_EQ(d[1].args, (std::vector<std::string>{"--model-path", "$MODEL", "--tp", "8"}));
+  // An empty default the environment may fill (X="${X:-}") stays written inside a longer word: it
+  // never reads as "/" or as a flag with no value (InferenceX server_vllm.sh: --served-model-name).
+  const std::vector<LaunchCommand> e = commands_of(
+      "DIR=\"${DIR:-}\"\nNAME=\"${NAME:-}\"\nSERVED=\"${NAME}\"\n"
+      "CMD=\"vllm serve $DIR/$NAME --served-model-name ${SERVED} --port 8000\"\neval \"$CMD\"\n");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].args, (std::vector<std::string>{"$DIR/$NAME", "--served-model-name", "${SERVED}", "--port", "8000"}));
 }
 
 // A backslash then a space ends the line: one finding at the backslash, the command read up to it.
@@ -728,6 +797,105 @@ TEST(ConfigForm, UnreadConfigIsVisibleNeverAnError) {
     return Error{ErrorCode::io_error, "is a directory, not a file", path, {}, {}};
   };
   EXPECT_TRUE(has_rule(parse_launch_args(c, *(*profile)->grammar(c.grammar), o), "args.config", Severity::error));
+}
+
+}  // namespace
+}  // namespace attnsel
+
+
+namespace attnsel {
+namespace {
+// A string that is a statement of its own (a docstring) is never run: prose naming a launcher is no
+// block that failed to read (aibrix ssh_launch.py: "the box's HTTP endpoint"), while a command
+// written in it is still found; a string passed to a call that does not tokenise still is one.
+TEST(ReadAsRun, DocstringProseIsNoBrokenBlock) {
+  const LaunchScan prose = scan_launch_input(read_text(kDir + "python/docstring_prose.py"), "ssh_launch.py");
+  EXPECT_TRUE(prose.skipped.empty());
+  ASSERT_EQ(prose.commands.size(), 1u);
+  EXPECT_EQ(prose.commands[0].line, 28);
+  const LaunchScan doc = scan_launch_input(
+      "def serve(model):\n    \"\"\"\n    Serves a vLLM model using Python's subprocess module.\n\n"
+      "    Args: arguments to pass to the vllm serve command.\n    \"\"\"\n\n"
+      "def usage():\n    \"\"\"Start it with: python3 -m sglang.launch_server --model-path m --tp 2\"\"\"\n",
+      "serve.py");
+  EXPECT_TRUE(doc.skipped.empty());
+  ASSERT_EQ(doc.commands.size(), 1u);
+  EXPECT_EQ(doc.commands[0].args.back(), "2");
+  const LaunchScan call = scan_launch_input("import os\nos.system(\"python3 -m sglang.launch_server --model-path 'm\")\n", "r.py");
+  EXPECT_EQ(call.skipped.size(), 1u);
+}
+
+}  // namespace
+}  // namespace attnsel
+
+namespace attnsel {
+namespace {
+
+// Only branches that assign what a launch command (or a test) reads take a set of values: open-r1's
+// generate.slurm parses 16 options for its data client, and its vllm serve reads one of them.
+TEST(ReadAsRun, BranchesThatNoLaunchReadsDoNotCount) {
+  std::string script = "while [[ $# -gt 0 ]]; do\n  case $1 in\n";
+  for (int i = 0; i < 24; ++i) script += "    --o" + std::to_string(i) + ") O" + std::to_string(i) + "=\"$2\"; shift 2 ;;\n";
+  script += "    --model) MODEL=\"$2\"; shift 2 ;;\n    --big) SIZE=big; shift ;;\n  esac\ndone\nSIZE=${SIZE:-small}\n"
+            "if [ \"$SIZE\" = big ]; then TP=8; fi\n"
+            "python generate.py --o1 \"$O1\" --o2 \"$O2\" --vllm-server-url \"http://$HOST:8000\"\n"
+            "vllm serve $MODEL --tensor-parallel-size ${TP:-1}\n";
+  const LaunchScan scan = scan_launch_input(script, "generate.slurm");
+  EXPECT_TRUE(scan.skipped.empty()) << scan.skipped.front().message;
+  std::set<std::string> tp;
+  for (const LaunchCommand& c : scan.commands) tp.insert(c.args.back());
+  EXPECT_EQ(tp, (std::set<std::string>{"1", "8"}));  // SIZE, read by a test, still decides TP
+}
+
+}  // namespace
+}  // namespace attnsel
+
+namespace attnsel {
+namespace {
+
+// Nested: an if the file decides inside a branch assigns in that branch's values (its other branch
+// never runs), and a case inside a branch whose every arm assigns stands for the branch from then on:
+// only the feasible combinations are read (no reading with BACKEND or KVD unset, none with triton).
+TEST(ReadAsRun, NestedBranchesGiveTheirFeasibleReadings) {
+  const LaunchScan scan = scan_launch_input(
+      "MODE=serve\nKV=auto\n"
+      "if [ \"$GPU\" = h100 ]; then\n"
+      "  if [ \"$MODE\" = serve ]; then\n    BACKEND=fa3\n  else\n    BACKEND=triton\n  fi\n"
+      "  case \"$KV\" in\n    fp8) KVD=fp8_e4m3 ;;\n    *) KVD=auto ;;\n  esac\n"
+      "  EXTRA=--enable-metrics\n"
+      "else\n  BACKEND=flashinfer\n  KVD=auto\n  EXTRA=\nfi\n"
+      "python3 -m sglang.launch_server --model-path m --attention-backend $BACKEND --kv-cache-dtype $KVD $EXTRA\n",
+      "run.sh");
+  EXPECT_TRUE(scan.skipped.empty());
+  std::vector<std::string> seen;
+  for (const LaunchCommand& c : scan.commands) {
+    std::string args;
+    for (std::size_t k = 3; k < c.args.size(); ++k) args += (k > 3 ? " " : "") + c.args[k];
+    seen.push_back(args);
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{
+                      "fa3 --kv-cache-dtype fp8_e4m3 --enable-metrics",
+                      "fa3 --kv-cache-dtype auto --enable-metrics",
+                      "flashinfer --kv-cache-dtype auto",
+                  }));
+  // The branch around has no values of its own when the inner construct closes (SlimServe's
+  // `if [[ -z "$CTX" ]]; then if (( TP >= 4 )); then CTX=...; else CTX=...; fi; fi`); what the
+  // script assigns after it reaches each reading once.
+  const std::vector<LaunchCommand> c = commands_of(
+      "if [ \"$GPU\" = h100 ]; then\n  case \"$KV\" in\n    fp8) KVD=fp8_e4m3 ;;\n    *) KVD=auto ;;\n  esac\n"
+      "  B=fa3\nelse\n  KVD=auto; B=triton\nfi\nARGS=(--attention-backend $B)\nARGS+=(--kv-cache-dtype $KVD)\n"
+      "python3 -m sglang.launch_server --model-path m \"${ARGS[@]}\"\n");
+  std::vector<std::string> got;
+  for (const LaunchCommand& x : c) {
+    std::string args;
+    for (std::size_t k = 2; k < x.args.size(); ++k) args += (k > 2 ? " " : "") + x.args[k];
+    got.push_back(args);
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{
+                     "--attention-backend fa3 --kv-cache-dtype fp8_e4m3",
+                     "--attention-backend fa3 --kv-cache-dtype auto",
+                     "--attention-backend triton --kv-cache-dtype auto",
+                 }));
 }
 
 }  // namespace

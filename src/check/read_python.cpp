@@ -138,7 +138,16 @@ std::optional<std::string> int_literal(std::string_view t) {
 
 class PythonScanner {
  public:
-  PythonScanner(std::string_view text, Sink& sink) : src_(source_of(text, 1)), sink_(sink), toks_(tokenize(text)) {}
+  PythonScanner(std::string_view text, Sink& sink) : src_(source_of(text, 1)), sink_(sink), toks_(tokenize(text)) {
+    depth_.reserve(toks_.size());
+    int depth = 0;
+    for (const Token& t : toks_) {
+      depth_.push_back(depth);
+      if (t.kind != Token::Kind::op) continue;
+      if (t.text[0] == '(' || t.text[0] == '[' || t.text[0] == '{') ++depth;
+      if ((t.text[0] == ')' || t.text[0] == ']' || t.text[0] == '}') && depth > 0) --depth;
+    }
+  }
 
   void run() {
     for (std::size_t i = 0; i < toks_.size();) i = statement_part(i);
@@ -250,7 +259,21 @@ class PythonScanner {
     }
     if (!sink_.mentions_launcher(text)) return;
     ArgWord w{f ? fstring_as_shell(text, constants_) : text, toks_[i].line, toks_[i].offset, WordShape::literal};
-    scan_script(w, Context{&src_}, 1, OnLexError::fail_if_sglang, sink_);
+    // A string that is a statement of its own (a docstring) is never run: a command written in it
+    // is still found, but prose that does not read as shell ("the box's HTTP endpoint") is no
+    // block that could not be read.
+    scan_script(w, Context{&src_}, 1, bare_statement(i) ? OnLexError::ignore : OnLexError::fail_if_sglang, sink_);
+  }
+
+  // Whether the string at i starts a statement: outside brackets, first in the file or on a line
+  // after a token that ends a statement or opens a block (`def f():`), not after an operator that
+  // continues an expression (X = \ "...").
+  bool bare_statement(std::size_t i) const {
+    if (depth_[i] != 0) return false;
+    if (i == 0) return true;
+    const Token& prev = toks_[i - 1];
+    if (prev.line >= toks_[i].line) return false;
+    return prev.kind != Token::Kind::op || prev.text == ":" || prev.text == ")" || prev.text == "]" || prev.text == "}";
   }
 
   // Reads from token i; returns where to go on.
@@ -340,6 +363,7 @@ class PythonScanner {
   Source src_;
   Sink& sink_;
   std::vector<Token> toks_;
+  std::vector<int> depth_;  // per token, the brackets open before it
   std::map<std::string, std::vector<ArgWord>> lists_;
   Constants constants_;
 };

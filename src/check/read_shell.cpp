@@ -159,6 +159,11 @@ class Expander {
     for (std::size_t i = 0; i < w.text.size();) {
       auto r = reference_at(w.text, i);
       const Variable* v = r ? find(r->name) : nullptr;
+      // X=${X:-} (empty unless the environment sets it) inside a longer word: substituted, it would
+      // vanish ("--model-path $DIR/$NAME" read as "--model-path /"); it stays written, unknown.
+      if (v && !v->array && v->words.size() == 1 && v->words.front().text.empty() &&
+          v->words.front().shape != WordShape::literal)
+        v = nullptr;
       if (v && !v->array && v->words.size() == 1) {
         if (result.text.size() + v->words.front().text.size() > kMaxWordBytes) {
           overflow_ = fmt::format("a word expands to more than {} bytes", kMaxWordBytes);
@@ -212,21 +217,33 @@ std::vector<ArgWord> words_of(const SimpleCommand& command, const Source& src, s
   return argv;
 }
 
-// What `$(echo WORDS)` prints (args=$(echo serve --model-path X ...)): the words expanded and
-// joined by a space, as echo writes them; nullopt for any other text, or words the file leaves unknown.
+// What `$(echo WORDS)` or `$(printf '%s ' WORDS)` prints (args=$(echo serve --model-path X ...)):
+// the words expanded and joined by a space, as echo writes them (printf's trailing blank, which
+// splitting drops, left off). A variable the file leaves unknown stays written ($MODEL_PATH), to be
+// judged as such where the output is split again (args=($args)). nullopt for any other text (echo
+// -e, another printf format), a word holding a command substitution, or past kMaxWordBytes.
 std::optional<std::string> echo_output(std::string_view text, const Expander& expander) {
-  if (!starts_with(text, "$(echo ") || text.back() != ')') return std::nullopt;
+  const bool echo = starts_with(text, "$(echo ");
+  if (!(echo || starts_with(text, "$(printf ")) || text.back() != ')') return std::nullopt;
   const Lexed lexed = lex_shell(text.substr(2, text.size() - 3));
   if (!lexed.error.empty() || lexed.commands.size() != 1 || lexed.commands[0].empty()) return std::nullopt;
+  const SimpleCommand& c = lexed.commands[0];
+  std::size_t first = 1;
+  if (!echo) {  // printf FORMAT WORDS: only a format that writes each word and a blank
+    if (c.size() < 2 || (c[1].text != "%s " && c[1].text != "%s\\n" && c[1].text != "%s\\t")) return std::nullopt;
+    first = 2;
+  }
   std::vector<ArgWord> words;
-  for (std::size_t k = 1; k < lexed.commands[0].size(); ++k) {
-    const Word& w = lexed.commands[0][k];
-    if (k == 1 && starts_with(w.text, "-")) return std::nullopt;  // echo -e, -n: another output
+  for (std::size_t k = first; k < c.size(); ++k) {
+    const Word& w = c[k];
+    if (echo && k == 1 && starts_with(w.text, "-")) return std::nullopt;  // echo -e, -n: another output
+    if (w.text.find('`') != npos || w.text.find("$(") != npos) return std::nullopt;  // a command's output
     expander.expand(ArgWord{w.text, 0, 0, w.shape}, words);
   }
   std::string out;
   for (const ArgWord& w : words) {
-    if (w.text.find_first_of("$`") != npos || out.size() + w.text.size() > kMaxWordBytes) return std::nullopt;
+    if (w.text.find('`') != npos || w.text.find("$(") != npos || out.size() + w.text.size() + 1 > kMaxWordBytes)
+      return std::nullopt;
     out += (out.empty() ? "" : " ") + w.text;
   }
   return out;
@@ -374,6 +391,96 @@ std::vector<std::string_view> names_in(std::string_view text) {
   for (std::size_t i = text.find('$'); i != npos; i = text.find('$', i + 1))
     if (const std::optional<Reference> r = reference_at(text, i)) names.push_back(r->name);
   return names;
+}
+
+// Every name a text may read: $NAME, ${NAME...} whatever follows the name (${A:-${B}} gives A and
+// B), ${#NAME}, ${!NAME}. A superset of names_in(), for deciding what can never matter.
+template <typename F>
+void each_name_read(std::string_view text, F&& on_name) {
+  for (std::size_t i = text.find('$'); i != npos; i = text.find('$', i + 1)) {
+    std::size_t b = i + 1;
+    if (b < text.size() && text[b] == '{') ++b;
+    if (b < text.size() && (text[b] == '#' || text[b] == '!')) ++b;
+    std::size_t e = b;
+    while (e < text.size() && is_name_char(text[e])) ++e;
+    if (e > b && !std::isdigit(static_cast<unsigned char>(text[b]))) on_name(text.substr(b, e - b));
+  }
+}
+
+// Whether a command may launch, or decides which branch runs, as written: a test ([ ], [[ ]], test,
+// case), a word that may start a launcher or a shell (may_start_launcher), a longer text naming a
+// launcher (a script for -c, eval), or a word that is one reference ($CMD, "${ARGS[@]}") and not an
+// option's value (`--model $MODEL` is one; `srun --nodes=1 $CMD` is not). A client's
+// `--vllm-server-url "$URL"` is none of these.
+bool may_matter(const SimpleCommand& c, const Sink& sink) {
+  if (!sink.launchers) return true;
+  const std::string_view head = c[0].text;
+  if (head == "[" || head == "[[" || head == "test" || head == "case" || head == "eval") return true;
+  std::size_t last_m = npos;  // the last word starting "-m": a module may follow an interpreter before it
+  for (std::size_t k = 0; k < c.size(); ++k)
+    if (starts_with(c[k].text, "-m")) last_m = k;
+  for (std::size_t k = 0; k < c.size(); ++k) {
+    const std::string& t = c[k].text;
+    if (t == "eval" || may_start_launcher(t, last_m != npos && last_m > k, *sink.launchers) ||
+        (t.find_first_of(" \t\n") != npos && sink.mentions_launcher(t)))
+      return true;
+    if (const std::optional<Reference> r = reference_at(t, 0); r && r->end == t.size()) {
+      const std::string& prev = k > 0 ? c[k - 1].text : std::string();
+      if (!(starts_with(prev, "-") && prev.find('=') == npos)) return true;
+    }
+  }
+  return false;
+}
+
+// The variables whose values can reach a command that may launch (may_matter): the names such
+// commands read, and the names read by the assignments of those, transitively. A branch that
+// assigns only other variables changes no launch command's words: it needs no set of values of its
+// own (open-r1's generate.slurm parses 16 options for its data client; its launch reads one).
+// nullopt where the script does not tokenise (then every variable counts). One more pass of the
+// lexer, made only for a script whose branches assign.
+std::optional<std::set<std::string, std::less<>>> variables_that_matter(std::string_view text, const Sink& sink) {
+  static constexpr std::string_view kKeywords[] = {"if", "then", "else", "elif", "do", "while", "until", "!", "{", "}",
+                                                   "fi", "done", "esac", "time"};
+  std::set<std::string, std::less<>> matter;
+  std::map<std::string, std::set<std::string, std::less<>>, std::less<>> reads;  // assigned name -> names its value reads
+  const auto on_command = [&](SimpleCommand& command) {
+    std::size_t k = 0;
+    while (k < command.size() &&
+           std::find(std::begin(kKeywords), std::end(kKeywords), command[k].text) != std::end(kKeywords))
+      ++k;
+    if (k == command.size()) return;
+    const SimpleCommand rest(command.begin() + static_cast<std::ptrdiff_t>(k), command.end());
+    if (const std::optional<std::size_t> begin = assignments_begin(rest)) {
+      for (std::size_t j = *begin; j < rest.size(); ++j) {
+        const Word& w = rest[j];
+        const std::size_t eq = w.text.find('=');
+        if (eq == npos || eq == 0) continue;
+        const std::string name = w.text.substr(0, w.text[eq - 1] == '+' ? eq - 1 : eq);
+        auto& slot = reads[name];
+        const auto add = [&](std::string_view n) { slot.emplace(n); };
+        each_name_read(std::string_view(w.text).substr(eq + 1), add);
+        for (const Word& e : w.elements) each_name_read(e.text, add);
+      }
+      return;
+    }
+    if (never_launches(basename(rest[0].text)) || !may_matter(rest, sink)) return;
+    for (const Word& w : rest) each_name_read(w.text, [&](std::string_view n) { matter.emplace(n); });
+  };
+  const Lexed lexed = lex_shell(text, on_command);
+  if (!lexed.error.empty()) return std::nullopt;
+  for (const Span& h : lexed.heredocs)  // a heredoc's text may be a script run later
+    each_name_read(text.substr(h.begin, h.end - h.begin), [&](std::string_view n) { matter.emplace(n); });
+  std::vector<std::string> todo(matter.begin(), matter.end());
+  while (!todo.empty()) {
+    const std::string name = std::move(todo.back());
+    todo.pop_back();
+    auto it = reads.find(name);
+    if (it == reads.end()) continue;
+    for (const std::string& n : it->second)
+      if (matter.insert(n).second) todo.push_back(n);
+    reads.erase(it);  // each assignment's names followed once
+  }
+  return matter;
 }
 
 // What a test in an if's condition compares, in one set of values: the word's text with the
@@ -530,19 +637,23 @@ std::optional<LaunchCommand::CapabilityTest> capability_test(const SimpleCommand
 // each reading marked with the assignments of branches its words use (LaunchCommand::branch).
 // Branches of successive constructs combine; where one branch always runs (an else, a `*)`) and
 // every branch assigns, the values before the construct are gone. An assignment of the user's
-// value ($OPTARG, $2) over a default the script documents keeps the default. At most kMaxBranches
-// sets: past that a finding says so, and the other branches are read with the values before them.
+// value ($OPTARG, $2) over a default the script documents keeps the default. Only assignments of
+// variables that can reach a launch command or a test take a set (variables_that_matter). At most
+// kMaxBranches sets: past that a finding says so, the commands after the branches are read with
+// those, and a branch past the bound reads its own commands in a set dropped when it closes.
 // Where a top-level if's condition is one test the file decides in a set of values (truth_of), the
 // branch that holds there runs in it: its assignments change that set in place, and the branch that
 // does not hold is read there only if the test rested on a default the environment may replace
 // (`if ! [[ " ${ARGS[@]} " =~ " --model-path " ]]; then ARGS+=(--model-path ...)` adds the flag to
-// a script's defaults, never a reading without it).
+// a script's defaults, never a reading without it). A nested if is decided in the one set its
+// branch reads, its holding branch assigning in that branch's set; a nested construct that always
+// runs a branch, each of which assigns, stands for its branch's set from then on (superseded_by).
 class ScriptReader {
  public:
   // `env`: the values the script starts with (a Makefile's exports, a Dockerfile's ENV); only those
   // `text` names are taken (a Makefile of 5,000 recipe lines copied all of them 5,000 times), and
   // all the scripts of a file together examine and copy at most kMaxEnvironmentWork.
-  ScriptReader(const Environment* env, int line, std::size_t raw, std::string_view text, Sink& sink) {
+  ScriptReader(const Environment* env, int line, std::size_t raw, std::string_view text, Sink& sink) : text_(text) {
     worlds_.push_back(World{});
     if (!env || env->empty() || sink.environment_spent || text.find('$') == npos) return;
     std::set<std::string_view> named;  // $NAME and ${NAME}
@@ -660,6 +771,9 @@ class ScriptReader {
     Variables vars;
     std::map<std::string, std::string, std::less<>> notes;  // variable -> the branch assignments it holds
     std::optional<LaunchCommand::CapabilityTest> capability;  // the GPU's compute capability this set needs
+    // The sets of a nested construct that always runs one of its branches, each of which assigns:
+    // they stand for this one from then on (it is read through them, and assigns in them).
+    std::vector<std::size_t> superseded_by;
   };
   enum class Kind { conditional, choice, loop };  // if, case, while/until/for/select
   struct Assignment {
@@ -677,6 +791,10 @@ class ScriptReader {
     // not one test, or the if is nested.
     std::vector<std::optional<Truth>> holds;
     std::optional<LaunchCommand::CapabilityTest> capability;  // a condition on the GPU's compute capability
+    // A nested if's condition in the one set of values its branches read (nested_base), where the
+    // file decides it there; nullopt elsewhere.
+    std::optional<Truth> nested_holds;
+    std::size_t nested_base = 0;
     int tests = 0;        // commands read in the condition
     bool elif = false;    // an elif came: its own condition is not followed
     bool in_else = false;  // the branch being read is the else
@@ -779,9 +897,17 @@ class ScriptReader {
   void decide(const SimpleCommand& condition, int line) {
     Construct& c = stack_.back();
     if (c.elif) return;  // not followed: runs() reads its branches by the first condition alone
-    if (stack_.size() != 1 || c.tests++ > 0) {
+    const bool first = c.tests++ == 0;
+    if (stack_.size() != 1 || !first) {
       c.holds.clear();
       c.capability.reset();
+      // Nested: decided in the set of values of the branch it is in, where there is one to read.
+      const std::size_t own = own_world();
+      c.nested_holds.reset();
+      if (stack_.size() > 1 && first && (own != npos || worlds_.size() == 1)) {
+        c.nested_base = own == npos ? 0 : own;
+        c.nested_holds = truth_of(condition, worlds_[c.nested_base].vars);
+      }
       return;
     }
     c.holds.resize(worlds_.size());
@@ -797,7 +923,9 @@ class ScriptReader {
   // Whether the branch of `c` being read runs in set of values `w`.
   static Runs runs(const Construct& c, std::size_t w) {
     if (w >= c.holds.size() || !c.holds[w]) return Runs::maybe;
-    const Truth& t = *c.holds[w];
+    return runs(c, *c.holds[w]);
+  }
+  static Runs runs(const Construct& c, const Truth& t) {
     const Runs other = t.literal ? Runs::no : Runs::maybe;  // a default the environment may replace
     switch (arm_of(c)) {
       case Arm::then: return t.value ? Runs::yes : other;
@@ -815,6 +943,8 @@ class ScriptReader {
     if (stack_.empty()) return;
     Construct c = std::move(stack_.back());
     stack_.pop_back();
+    drop_scratch(c);
+    if (!stack_.empty()) supersede(c);
     if (!stack_.empty() || c.kind == Kind::loop || !c.catch_all) return;
     const bool every_arm_assigns =
         !c.arms.empty() && std::all_of(c.arms.begin(), c.arms.end(), [&](int arm) { return world_of(arm) != npos; });
@@ -824,10 +954,15 @@ class ScriptReader {
         std::count_if(c.log.begin(), c.log.end(), [](const std::vector<Assignment>& b) { return !b.empty(); }));
     // All or nothing: past the bound the earlier sets stay (this construct's values unknown there).
     if (worlds_.size() - before + (before - 1) * branches > kMaxBranches) {
-      room(at, c.log.front().front().command.front(), sink, /*fits=*/false);
+      for (const std::vector<Assignment>& b : c.log)
+        if (!b.empty()) {
+          room(at, b.front().command.front(), sink, /*fits=*/false);
+          break;
+        }
       return;
     }
     for (std::size_t w = 1; w < before; ++w) {
+      if (!worlds_[w].superseded_by.empty()) continue;  // read through the sets standing for it, also before
       if (w < c.holds.size() && c.holds[w]) {  // its branch was taken in place
         worlds_.push_back(worlds_[w]);
         continue;
@@ -839,7 +974,62 @@ class ScriptReader {
       }
     }
     worlds_.erase(worlds_.begin(), worlds_.begin() + static_cast<std::ptrdiff_t>(before));
+    for (World& world : worlds_) {  // the sets that remain moved down by `before` (none stood for an erased one)
+      for (std::size_t& v : world.superseded_by) v -= before;
+    }
     arm_world_.clear();  // the construct is closed: no command is read in its branches again
+  }
+
+  // The sets of values past kMaxBranches that the branches of `c` read their own commands with:
+  // gone with the construct. They are the last sets (any made after them, by constructs nested in
+  // the branch, closed first and went before them); everything indexed by set is below the bound.
+  void drop_scratch(const Construct& c) {
+    while (worlds_.size() > kMaxBranches && !arm_world_.empty() && arm_world_.back().second == worlds_.size() - 1 &&
+           std::find(c.arms.begin(), c.arms.end(), arm_world_.back().first) != c.arms.end()) {
+      worlds_.pop_back();
+      arm_world_.pop_back();
+    }
+  }
+
+  // A nested construct one of whose branches always runs (an else, a `*)`), each with its own set
+  // of values made from the set of the branch around it: that set no longer holds by itself.
+  // Where the branch around has no set yet, its branches were made from the script's first set: the
+  // branch gets one made from it, which they stand for.
+  void supersede(const Construct& c) {
+    if (c.kind == Kind::loop || !c.catch_all || c.arms.empty()) return;
+    std::size_t outer = own_world();
+    const int enclosing = innermost_arm();
+    if (outer == npos && enclosing < 0) return;
+    std::vector<std::size_t> inner;
+    for (const int arm : c.arms) {
+      const std::size_t w = world_of(arm);
+      // A branch that assigns nothing, one made before the set around it, or a scratch set.
+      if (w == npos || (outer != npos && w <= outer) || w >= kMaxBranches) return;
+      inner.push_back(w);
+    }
+    if (outer == npos) {
+      if (worlds_.size() >= kMaxBranches) return;
+      fork(0);
+      outer = worlds_.size() - 1;
+      arm_world_.emplace_back(enclosing, outer);
+    }
+    if (worlds_[outer].superseded_by.empty()) worlds_[outer].superseded_by = std::move(inner);
+  }
+
+  // A new set of values for a branch, made from set `from` (as written there: a set made from one a
+  // nested construct superseded does not stand for that construct's sets).
+  void fork(std::size_t from) {
+    worlds_.push_back(worlds_[from]);
+    worlds_.back().superseded_by.clear();
+  }
+
+  // The sets that stand for set `w` (itself where none was superseded), at most kMaxBranches.
+  void standing_for(std::size_t w, std::vector<std::size_t>& out) const {
+    if (worlds_[w].superseded_by.empty()) {
+      if (std::find(out.begin(), out.end(), w) == out.end() && out.size() < kMaxBranches) out.push_back(w);
+      return;
+    }
+    for (const std::size_t v : worlds_[w].superseded_by) standing_for(v, out);
   }
 
   std::size_t world_of(int arm) const {
@@ -857,10 +1047,14 @@ class ScriptReader {
   }
 
   std::vector<std::size_t> visible_worlds() const {
-    if (const std::size_t own = own_world(); own != npos) return {own};
-    std::vector<std::size_t> all(worlds_.size());
-    for (std::size_t k = 0; k < all.size(); ++k) all[k] = k;
-    return all;
+    std::vector<std::size_t> seen;
+    if (const std::size_t own = own_world(); own != npos) {
+      standing_for(own, seen);
+      return seen;
+    }
+    for (std::size_t k = 0; k < std::min(worlds_.size(), kMaxBranches); ++k)  // another branch's scratch set: not here
+      standing_for(k, seen);
+    return seen;
   }
 
   int innermost_arm() const {
@@ -885,7 +1079,9 @@ class ScriptReader {
   void assign(const SimpleCommand& command, const Place& at, Sink& sink) {
     const int arm = innermost_arm();
     if (arm < 0) {  // outside every branch: every set of values takes it
-      for (std::size_t w = 0; w < worlds_.size(); ++w) assign_in(w, command, at, w == 0 ? &sink : nullptr, false);
+      for (std::size_t w = 0; w < worlds_.size(); ++w)
+        if (worlds_[w].superseded_by.empty())  // a superseded set takes it through those standing for it
+          assign_in(w, command, at, w == 0 ? &sink : nullptr, false, worlds_);
       return;
     }
     const std::size_t base = own_world() == npos ? 0 : own_world();
@@ -893,7 +1089,9 @@ class ScriptReader {
     for (const Word& w : command) {
       const std::size_t eq = w.text.find('=');
       const bool user = eq != npos && !w.array && is_user_value(std::string_view(w.text).substr(eq + 1));
-      if (!(user && worlds_[base].vars.count(w.text.substr(0, eq)))) kept.push_back(w);
+      if (user && worlds_[base].vars.count(w.text.substr(0, eq))) continue;
+      if (eq != npos && eq > 0 && !matters(w.text.substr(0, w.text[eq - 1] == '+' ? eq - 1 : eq), sink)) continue;
+      kept.push_back(w);
     }
     if (kept.empty() || !std::any_of(kept.begin(), kept.end(), [](const Word& w) { return is_assignment(w.text); }))
       return;
@@ -902,16 +1100,44 @@ class ScriptReader {
       // A decided if: in place where its branch runs, nowhere where it does not; a set that may
       // take either (the defaults' included) is read as below.
       for (std::size_t k = 0; k < stack_.front().holds.size(); ++k)
-        if (runs(stack_.front(), k) == Runs::yes) {
-          assign_in(k, kept, at, findings, false);
+        if (runs(stack_.front(), k) == Runs::yes && worlds_[k].superseded_by.empty()) {
+          assign_in(k, kept, at, findings, false, worlds_);
           findings = nullptr;
         }
       if (runs(stack_.front(), 0) != Runs::maybe) return;
     }
+    // A decided nested if: its branch that runs assigns in the set of values of the branch around
+    // it (created as that branch's own where it has none yet); the one that does not, nowhere.
+    if (const Construct& inner = stack_.back(); stack_.size() > 1 && inner.arm == arm && inner.nested_holds) {
+      const Runs r = runs(inner, *inner.nested_holds);
+      if (r == Runs::no) return;
+      int outer = -1;
+      for (std::size_t k = stack_.size() - 1; k-- > 0;)
+        if (stack_[k].arm >= 0) {
+          outer = stack_[k].arm;
+          break;
+        }
+      if (r == Runs::yes && outer >= 0) {
+        std::size_t e = world_of(outer);
+        if (e == npos) {
+          room(at, command.front(), sink);  // past the bound: a set its branch alone reads (drop_scratch)
+          fork(inner.nested_base);
+          e = worlds_.size() - 1;
+          arm_world_.emplace_back(outer, e);
+        }
+        assign_in(e, kept, at, findings, true);
+        if (stack_.front().arm == outer && !stack_.front().log.empty() && stack_.front().log.back().size() < kMaxLogged)
+          stack_.front().log.back().push_back(Assignment{kept, at});
+        return;
+      }
+    }
     std::size_t w = world_of(arm);
     if (w == npos) {
-      if (!room(at, command.front(), sink)) return;
-      worlds_.push_back(worlds_[base]);
+      // Past the bound the branch still reads its own commands with its assignments (`CMD="python3
+      // -m sglang.launch_server ..."; bash -c "$CMD"` inside it), in a set of values that is gone when
+      // its construct closes: the commands after it never see it (see drop_scratch).
+      room(at, command.front(), sink);
+      fork(base);
       w = worlds_.size() - 1;
       arm_world_.emplace_back(arm, w);
       // A branch taken by the GPU's compute capability: its set of values needs that capability
@@ -961,7 +1187,22 @@ class ScriptReader {
     }
   }
   void assign_in(std::size_t index, const SimpleCommand& command, const Place& at, Sink* sink, bool on_branch) {
-    assign_in(index, command, at, sink, on_branch, worlds_);
+    std::vector<std::size_t> targets;
+    standing_for(index, targets);
+    for (const std::size_t t : targets) {
+      assign_in(t, command, at, sink, on_branch, worlds_);
+      sink = nullptr;  // its findings once
+    }
+  }
+
+  // Whether a branch's assignment of `name` can change a command that may launch (computed once,
+  // the first time a branch assigns).
+  bool matters(std::string_view name, const Sink& sink) {
+    if (!matter_computed_) {
+      matter_ = variables_that_matter(text_, sink);
+      matter_computed_ = true;
+    }
+    return !matter_ || matter_->count(name) > 0;
   }
 
   static int line_of(const Word& w, const Place& at) { return at.src ? at.src->lines.line_at(w.begin + at.shift) : at.line; }
@@ -971,6 +1212,9 @@ class ScriptReader {
   std::vector<std::pair<int, std::size_t>> arm_world_;  // branch -> its set of values
   int next_arm_ = 0;
   bool bound_reported_ = false;
+  std::string_view text_;  // the script, for variables_that_matter
+  std::optional<std::set<std::string, std::less<>>> matter_;
+  bool matter_computed_ = false;
 };
 
 }  // namespace

@@ -658,6 +658,24 @@ class ShellLexer {
 
 }  // namespace
 
+char open_quote_after(std::string_view line, char open) {
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (open == '\'') {
+      if (c == '\'') open = 0;
+    } else if (c == '\\') {
+      ++i;  // escaped, in double quotes too (\" \\ \$)
+    } else if (open == '"') {
+      if (c == '"') open = 0;
+    } else if (c == '\'' || c == '"') {
+      open = c;
+    } else if (c == '#' && (i == 0 || is_blank(line[i - 1]))) {
+      break;  // a comment
+    }
+  }
+  return open;
+}
+
 Lexed lex_shell(std::string_view text) { return ShellLexer(text).run(); }
 
 Lexed lex_shell(std::string_view text, const std::function<void(SimpleCommand&)>& on_command) {

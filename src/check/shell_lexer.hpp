@@ -47,6 +47,12 @@ Lexed lex_shell(std::string_view text);
 // error is not handed over, as lex_shell drops it.
 Lexed lex_shell(std::string_view text, const std::function<void(SimpleCommand&)>& on_command);
 
+// The quote a line of a command leaves open: `open` is the one open where the line starts (0 for
+// none), the result the one open at its end ('\'' or '"'; 0 for none). A console transcript's
+// `$ curl -d '{` continues, to the line that closes the quote, as the shell reads it. Quotes in a
+// comment are not quotes; a backslash escapes outside single quotes. Linear in the line.
+char open_quote_after(std::string_view line, char open);
+
 // The wider of two shapes: words > value > literal.
 inline WordShape widen(WordShape a, WordShape b) { return a > b ? a : b; }
 
