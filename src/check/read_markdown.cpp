@@ -1,5 +1,6 @@
 // Markdown: fenced code blocks in shell, Dockerfile and YAML languages.
 #include "check/launch_internal.hpp"
+#include "check/shell_lexer.hpp"
 
 namespace attnsel::launch_detail {
 
@@ -147,6 +148,7 @@ void scan_code_block(const std::string& lang, const std::vector<std::string_view
       Source src;
       src.lines.mark(0, first_line);
       bool continuing = false;
+      char quote = 0;  // a quote a command's line left open: its next lines are the command's
       for (std::size_t k = 0; k < block.size(); ++k) {
         const int n = first_line + static_cast<int>(k);
         std::string_view l = block[k];
@@ -158,7 +160,8 @@ void scan_code_block(const std::string& lang, const std::vector<std::string_view
           } else if (!continuing) {
             continue;
           }
-          continuing = ends_with(rtrim(l), "\\");
+          quote = open_quote_after(l, continuing ? quote : 0);
+          continuing = quote != 0 || ends_with(rtrim(l), "\\");
         }
         src.append(std::string(l) + "\n", n, column_of(l, k));
       }
