@@ -296,6 +296,7 @@ class YamlScanner {
       for (const auto& kv : node) {
         if (kv.first.IsScalar() && (kv.first.Scalar() == program_key || kv.first.Scalar() == args_key)) continue;
         if (kv.first.IsScalar() && is_flag_list_key(kv.first.Scalar()) && flag_list(kv.second, node)) continue;
+        if (kv.first.IsScalar() && engine_section(kv.first.Scalar(), kv.second)) continue;
         walk(kv.second, depth + 1);
       }
     } else if (node.IsSequence()) {
@@ -388,6 +389,24 @@ class YamlScanner {
     return true;
   }
 
+  // A map under a key naming an engine's config (`vllm_config:`, `sglangConfig:`, `vllm-config:`):
+  // the engine's flags as a --config file (engine_config), or a map of such per role (srt-slurm's
+  // `backend.vllm_config.{prefill,decode}`), each its own command. True when one was read.
+  bool engine_section(const std::string& key, const YAML::Node& value) {
+    if (!value.IsMap() || key.size() < 7) return false;
+    const std::string k = lower(key);
+    bool named = false;
+    for (const Launcher& l : *sink_.launchers)
+      for (const char* tail : {"_config", "config", "-config"})
+        named = named || k == l.engine + tail;
+    if (!named) return false;
+    if (engine_config(value, true)) return true;
+    bool any = false;
+    for (const auto& kv : value)
+      if (kv.first.IsScalar() && kv.second.IsMap()) any = engine_config(kv.second, true) || any;
+    return any;
+  }
+
   static bool is_flag_list_key(const std::string& key) {
     return key == "extraArgs" || key == "extra_args" || key == "extraArguments" || key == "serverArgs" ||
            key == "server_args" || key == "engineArgs" || key == "launchArgs";
@@ -395,7 +414,9 @@ class YamlScanner {
 
   // A list of --flags (container args without a command, Helm values extraArgs) in a document
   // that names an engine's image or launcher: that engine's flags. True when read.
-  // `owner` is the map holding the list: its own `image`, when it has one, decides the engine.
+  // `owner` is the map holding the list: its own `image`, or its `engine` (kubeai's Model:
+  // `engine: VLLM`, as substratusai/kubeai@7550a00f manifests/models/*.yaml write it), when it has
+  // one, decides the engine; an `url: hf://ORG/NAME` beside an `engine` is the model.
   // A list whose map names no image is the engine's only when its options are, three in four or
   // more, flags of that engine: another program's args in the same document (an Envoy sidecar's
   // `proxy.args: [--service-node, ..., --concurrency, 8]`) are not.
@@ -408,11 +429,21 @@ class YamlScanner {
     if (image.IsDefined() && image.IsScalar()) named = image.Scalar();
     if (image.IsDefined() && image.IsMap() && image["repository"].IsDefined() && image["repository"].IsScalar())
       named = image["repository"].Scalar();
+    // A map naming its engine (kubeai's Model: `spec: {engine: VLLM, url: hf://ORG/NAME, args: [...]}`).
+    const Launcher* by_key = image.IsDefined() ? nullptr : engine_named(owner["engine"]);
     const Launcher* engine = image.IsDefined() ? engine_of_text(named + "\n")
-                                               : engine_of_text(std::string_view(file_.text).substr(doc_pos_));
+                             : by_key         ? by_key
+                                              : engine_of_text(std::string_view(file_.text).substr(doc_pos_));
     if (!engine) return false;
-    const std::vector<ArgWord> argv = resolve_defaults(words_of(node));
-    if (!image.IsDefined() && !mostly_flags_of(*engine, argv)) return false;
+    std::vector<ArgWord> argv = resolve_defaults(words_of(node));
+    if (!image.IsDefined() && !by_key && !mostly_flags_of(*engine, argv)) return false;
+    // Its model, as a URL the map gives beside the flags (hf://ORG/NAME): the engine's --model.
+    const YAML::Node url = owner["url"];
+    if (by_key && url.IsDefined() && url.IsScalar() && starts_with(url.Scalar(), "hf://") && url.Scalar().size() > 5 &&
+        std::none_of(argv.begin(), argv.end(), [](const ArgWord& w) { return starts_with(w.text, "--model"); })) {
+      argv.insert(argv.begin(), ArgWord{url.Scalar().substr(5), line_of(url), pos_of(url)});
+      argv.insert(argv.begin(), ArgWord{"--model", line_of(url), pos_of(url)});
+    }
     LaunchCommand cmd = launch_command(sink_, *engine, "flags", argv.empty() ? line_of(node) : argv.front().line, argv);
     cmd.positional_model = false;  // bare flags: no launcher word, so no positional model
     sink_.found.push_back(std::move(cmd));
@@ -439,6 +470,15 @@ class YamlScanner {
       if (grammar->exact(option)) ++known;
     }
     return options > 0 && known * 4 >= options * 3;
+  }
+
+  // The launcher of the engine a scalar names, in any case ("VLLM", "sglang"); null for another.
+  const Launcher* engine_named(const YAML::Node& value) const {
+    if (!value.IsDefined() || !value.IsScalar()) return nullptr;
+    const std::string name = lower(value.Scalar());
+    for (const Launcher& l : *sink_.launchers)
+      if (l.engine == name) return &l;
+    return nullptr;
   }
 
   // The first launcher whose engine the document names: an image ".../ENGINE:tag" or the launcher.
