@@ -174,11 +174,21 @@ std::optional<ContainerRun> match_container_run(const std::vector<ArgWord>& argv
 
 std::optional<std::size_t> match_shell_script(const std::vector<ArgWord>& argv, std::size_t k) {
   if (!is_shell(basename(argv[k].text))) return std::nullopt;
+  // bash(1): with -c, the first argument after the options is the command string; `--` or `-`
+  // ends the options (`bash -lc -- "SCRIPT"`, as aibrix's samples write a container command).
+  bool command_string = false;
   for (std::size_t j = k + 1; j < argv.size(); ++j) {
     const std::string& t = argv[j].text;
-    if (!starts_with(t, "-") || t == "-" || t == "--") return std::nullopt;  // a script file we cannot see
-    if (starts_with(t, "--")) continue;                                     // --login, --norc
-    if (t.find('c') != npos) return j + 1 < argv.size() ? std::optional<std::size_t>(j + 1) : std::nullopt;
+    if (t == "-" || t == "--") {
+      if (!command_string || j + 1 >= argv.size()) return std::nullopt;
+      return j + 1;
+    }
+    if (!starts_with(t, "-")) {
+      if (!command_string) return std::nullopt;  // a script file we cannot see
+      return j;
+    }
+    if (starts_with(t, "--")) continue;  // --login, --norc
+    if (t.find('c') != npos) command_string = true;
     if (t == "-o") ++j;
   }
   return std::nullopt;

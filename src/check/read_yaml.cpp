@@ -80,6 +80,7 @@ class YamlScanner {
     }
     try {
       const YAML::Node root = YAML::Load(std::string(doc));
+      doc_root_ = root;
       if (reading_config_maps_) {
         collect_config_map(root);
       } else {
@@ -287,7 +288,9 @@ class YamlScanner {
       const bool has_program = !argv.empty();
       argv.insert(argv.end(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
       const std::size_t before = sink_.found.size();
-      if (!has_program && !argv.empty() && entrypoint_args(argv, node)) {
+      if (!has_program && !argv.empty() && model_command_args(argv, node)) {
+        // llm-d-modelservice's container: `modelCommand: vllmServe` runs the launcher on `args`
+      } else if (!has_program && !argv.empty() && entrypoint_args(argv, node)) {
         // the image's entrypoint is a launcher: compose `command` / Kubernetes `args` are its arguments
       } else if (!argv.empty()) {
         extract(resolve_defaults(argv), context(), 0, sink_);
@@ -295,6 +298,7 @@ class YamlScanner {
       if (!has_program && sink_.found.size() == before) flag_list(node[args_key], node);
       for (const auto& kv : node) {
         if (kv.first.IsScalar() && (kv.first.Scalar() == program_key || kv.first.Scalar() == args_key)) continue;
+        if (kv.first.IsScalar() && camel_engine_config(kv.first.Scalar(), kv.second, node)) continue;
         if (kv.first.IsScalar() && is_flag_list_key(kv.first.Scalar()) && flag_list(kv.second, node)) continue;
         if (kv.first.IsScalar() && engine_section(kv.first.Scalar(), kv.second)) continue;
         walk(kv.second, depth + 1);
@@ -306,6 +310,41 @@ class YamlScanner {
       scan_script(ArgWord{node.Scalar(), line_of(node), pos_of(node)}, context(), 1, OnLexError::ignore,
                   sink_);
     }
+  }
+
+  // A container of llm-d-modelservice's Helm values (llm-d/llm-d@126f65d6
+  // guides/inference-scheduling/ms-inference-scheduling/values.yaml: `decode.containers[].{image,
+  // modelCommand: vllmServe, args: [...]}`, the model `modelArtifacts.uri: hf://ORG/NAME` at the
+  // document's top): `modelCommand` names a launcher as its program and subcommand in camelCase
+  // (vllmServe: `vllm serve`); `args` are its flags. True when read.
+  bool model_command_args(const std::vector<ArgWord>& args, const YAML::Node& owner) {
+    const YAML::Node command = owner["modelCommand"];
+    if (!command.IsDefined() || !command.IsScalar()) return false;
+    const std::string wanted = lower(command.Scalar());
+    const Launcher* launcher = nullptr;
+    for (const Launcher& l : *sink_.launchers) {
+      if (l.program.empty()) continue;
+      std::string joined = l.program;
+      for (const std::string& word : l.subcommand) joined += word;
+      if (lower(joined) == wanted) {
+        launcher = &l;
+        break;
+      }
+    }
+    if (!launcher) return false;
+    std::vector<ArgWord> argv;
+    const YAML::Node artifacts = doc_root_.IsMap() ? doc_root_["modelArtifacts"] : YAML::Node();
+    const YAML::Node uri = artifacts.IsDefined() && artifacts.IsMap() ? artifacts["uri"] : YAML::Node();
+    const bool with_model = uri.IsDefined() && uri.IsScalar() && starts_with(uri.Scalar(), "hf://") && uri.Scalar().size() > 5;
+    if (with_model) argv.push_back(ArgWord{uri.Scalar().substr(5), line_of(uri), 0});
+    std::vector<ArgWord> rest = resolve_defaults(args);
+    argv.insert(argv.end(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
+    std::string invoked = launcher->program;
+    for (const std::string& word : launcher->subcommand) invoked += " " + word;
+    LaunchCommand cmd = launch_command(sink_, *launcher, std::move(invoked), line_of(owner["args"]), argv);
+    cmd.positional_model = with_model;
+    sink_.found.push_back(std::move(cmd));
+    return true;
   }
 
   // A container without its own program (compose `entrypoint`, Kubernetes `command`) whose image's
@@ -405,6 +444,73 @@ class YamlScanner {
     for (const auto& kv : value)
       if (kv.first.IsScalar() && kv.second.IsMap()) any = engine_config(kv.second, true) || any;
     return any;
+  }
+
+  // A Helm chart's engine section whose keys are the engine's flags in camelCase, beside the model
+  // (vllm-project/production-stack@a6c01db0 helm/values.yaml `servingEngineSpec.modelSpec[]`:
+  // `modelURL`, `vllmConfig: {enablePrefixCaching: true, maxModelLen: 4096, dtype, tensorParallelSize,
+  // extraArgs: [...]}`; the chart's deployment template writes each key as its kebab-case flag,
+  // `true` as the bare flag). The key is ENGINE + "Config" for a launcher's engine; three in four of
+  // its keys (extraArgs aside) must be that engine's flags. Read as `flags --model MODEL ...`, the
+  // extraArgs last. True when read.
+  bool camel_engine_config(const std::string& key, const YAML::Node& section, const YAML::Node& owner) {
+    if (!section.IsMap() || key.size() < 7 || !ends_with(key, "Config")) return false;
+    const std::string engine_name = lower(key.substr(0, key.size() - 6));
+    const Launcher* launcher = nullptr;
+    for (const Launcher& l : *sink_.launchers)
+      if (l.engine == engine_name) {
+        launcher = &l;
+        break;
+      }
+    if (!launcher) return false;
+    auto profile = builtin_profile(launcher->engine);
+    const Grammar* grammar = profile ? (*profile)->grammar(launcher->grammar) : nullptr;
+    if (!grammar) return false;
+    std::vector<ArgWord> argv;
+    const YAML::Node model = owner["modelURL"];
+    if (model.IsDefined() && model.IsScalar() && !model.Scalar().empty()) {
+      argv.push_back(ArgWord{"--model", line_of(model), 0});
+      argv.push_back(ArgWord{model.Scalar(), line_of(model), 0});
+    }
+    std::size_t keys = 0, known = 0;
+    YAML::Node extra;
+    for (const auto& kv : section) {
+      if (!kv.first.IsScalar()) return false;
+      const std::string& name = kv.first.Scalar();
+      if (is_flag_list_key(name)) {
+        extra = kv.second;
+        continue;
+      }
+      ++keys;
+      std::string flag = "--";  // camelCase -> --kebab-case
+      for (char c : name) {
+        if (std::isupper(static_cast<unsigned char>(c))) {
+          flag += '-';
+          flag += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        } else {
+          flag += c;
+        }
+      }
+      if (!grammar->exact(flag) || !kv.second.IsScalar()) continue;
+      ++known;
+      const int line = line_of(kv.first);
+      const std::string& v = kv.second.Scalar();
+      if (v == "true" || v == "True") {
+        argv.push_back(ArgWord{flag, line, 0});
+      } else if (v == "false" || v == "False") {
+        if (grammar->exact("--no-" + flag.substr(2))) argv.push_back(ArgWord{"--no-" + flag.substr(2), line, 0});
+      } else {
+        argv.push_back(ArgWord{flag, line, 0});
+        argv.push_back(ArgWord{v, line_of(kv.second), pos_of(kv.second)});
+      }
+    }
+    if (keys == 0 || known * 4 < keys * 3) return false;
+    std::vector<ArgWord> rest = resolve_defaults(words_of(extra));
+    argv.insert(argv.end(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
+    LaunchCommand cmd = launch_command(sink_, *launcher, "flags", argv.empty() ? line_of(section) : argv.front().line, argv);
+    cmd.positional_model = false;
+    sink_.found.push_back(std::move(cmd));
+    return true;
   }
 
   static bool is_flag_list_key(const std::string& key) {
@@ -507,6 +613,7 @@ class YamlScanner {
   bool compose_;
   bool helm_;  // a Helm template read as YAML (helm_as_yaml): its ${...} are template values
   Sink& sink_;
+  YAML::Node doc_root_;      // the document being walked
   std::size_t doc_pos_ = 0;  // where the document being walked starts in file_
   std::size_t doc_end_ = 0;  // and ends
   std::vector<std::pair<std::string, std::string>> env_;  // the env of the maps being walked
