@@ -455,13 +455,7 @@ class YamlScanner {
   // extraArgs last. True when read.
   bool camel_engine_config(const std::string& key, const YAML::Node& section, const YAML::Node& owner) {
     if (!section.IsMap() || key.size() < 7 || !ends_with(key, "Config")) return false;
-    const std::string engine_name = lower(key.substr(0, key.size() - 6));
-    const Launcher* launcher = nullptr;
-    for (const Launcher& l : *sink_.launchers)
-      if (l.engine == engine_name) {
-        launcher = &l;
-        break;
-      }
+    const Launcher* launcher = engine_called(key.substr(0, key.size() - 6));
     if (!launcher) return false;
     auto profile = builtin_profile(launcher->engine);
     const Grammar* grammar = profile ? (*profile)->grammar(launcher->grammar) : nullptr;
@@ -580,10 +574,12 @@ class YamlScanner {
 
   // The launcher of the engine a scalar names, in any case ("VLLM", "sglang"); null for another.
   const Launcher* engine_named(const YAML::Node& value) const {
-    if (!value.IsDefined() || !value.IsScalar()) return nullptr;
-    const std::string name = lower(value.Scalar());
+    return value.IsDefined() && value.IsScalar() ? engine_called(value.Scalar()) : nullptr;
+  }
+  const Launcher* engine_called(std::string_view name) const {
+    const std::string engine = lower(name);
     for (const Launcher& l : *sink_.launchers)
-      if (l.engine == name) return &l;
+      if (l.engine == engine) return &l;
     return nullptr;
   }
 
