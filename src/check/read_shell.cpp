@@ -750,7 +750,8 @@ class ScriptReader {
       auto same = std::find_if(read.begin(), read.end(), [&](const Reading& r) { return r.words == texts; });
       if (same != read.end()) {
         // The same words under another compute capability (or none): they run whatever the GPU.
-        if (same->by_capability && worlds_[w].capability != sink.found[same->begin].capability)
+        // (A reading that found no command has none to change.)
+        if (same->by_capability && same->begin < same->end && worlds_[w].capability != sink.found[same->begin].capability)
           for (std::size_t k = same->begin; k < same->end; ++k) sink.found[k].capability.reset();
         continue;
       }

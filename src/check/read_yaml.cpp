@@ -80,7 +80,13 @@ class YamlScanner {
     }
     try {
       const YAML::Node root = YAML::Load(std::string(doc));
-      doc_root_ = root;
+      // Read through a const reference only: yaml-cpp's non-const operator[] inserts the key it
+      // looks up, and the walk is iterating that very map (a use after free).
+      doc_root_ = &root;
+      struct Forget {
+        const YAML::Node*& root;
+        ~Forget() { root = nullptr; }
+      } forget{doc_root_};
       if (reading_config_maps_) {
         collect_config_map(root);
       } else {
@@ -333,7 +339,8 @@ class YamlScanner {
     }
     if (!launcher) return false;
     std::vector<ArgWord> argv;
-    const YAML::Node artifacts = doc_root_.IsMap() ? doc_root_["modelArtifacts"] : YAML::Node();
+    const YAML::Node artifacts =
+        doc_root_ && doc_root_->IsMap() ? (*doc_root_)["modelArtifacts"] : YAML::Node();
     const YAML::Node uri = artifacts.IsDefined() && artifacts.IsMap() ? artifacts["uri"] : YAML::Node();
     const bool with_model = uri.IsDefined() && uri.IsScalar() && starts_with(uri.Scalar(), "hf://") && uri.Scalar().size() > 5;
     if (with_model) argv.push_back(ArgWord{uri.Scalar().substr(5), line_of(uri), 0});
@@ -472,7 +479,7 @@ class YamlScanner {
       if (!kv.first.IsScalar()) return false;
       const std::string& name = kv.first.Scalar();
       if (is_flag_list_key(name)) {
-        extra = kv.second;
+        extra.reset(kv.second);  // rebinds; `extra = kv.second` would overwrite the node extra held
         continue;
       }
       ++keys;
@@ -609,7 +616,7 @@ class YamlScanner {
   bool compose_;
   bool helm_;  // a Helm template read as YAML (helm_as_yaml): its ${...} are template values
   Sink& sink_;
-  YAML::Node doc_root_;      // the document being walked
+  const YAML::Node* doc_root_ = nullptr;  // the document being walked (set by load while it walks)
   std::size_t doc_pos_ = 0;  // where the document being walked starts in file_
   std::size_t doc_end_ = 0;  // and ends
   std::vector<std::pair<std::string, std::string>> env_;  // the env of the maps being walked
