@@ -1,6 +1,11 @@
 // Engine profiles: the built-in ones load, bad ones are refused with the place, launchers come from data.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
 #include "attnsel/check.hpp"
 #include "attnsel/launch.hpp"
 #include "attnsel/profile.hpp"
@@ -8,6 +13,29 @@
 
 namespace attnsel {
 namespace {
+
+// tests/cases/grammar_releases.json: a value a flag takes (or not) in one release, as that
+// release's source lists it, against the grammar attnsel picks for the release.
+TEST(GrammarReleases, EachReleaseTakesTheValuesItsSourceLists) {
+  std::ifstream in(std::string(ATTNSEL_TESTS_DIR) + "/cases/grammar_releases.json");
+  ASSERT_TRUE(in) << "tests/cases/grammar_releases.json";
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  std::size_t checked = 0;
+  for (const nlohmann::json& c : doc.at("cases")) {
+    const std::string engine = c.at("engine"), release = c.at("release"), flag = c.at("flag"), value = c.at("value");
+    const std::string row = engine + " " + release + " " + flag + " " + value + " (" + c.at("source").get<std::string>() + ")";
+    auto profile = builtin_profile(engine);
+    ASSERT_TRUE(profile) << row;
+    const Grammar* grammar = (*profile)->grammar("serve", release);
+    ASSERT_NE(grammar, nullptr) << row;
+    const GrammarFlag* f = grammar->exact(flag);
+    ASSERT_NE(f, nullptr) << row;
+    const bool takes = f->choices.empty() || std::find(f->choices.begin(), f->choices.end(), value) != f->choices.end();
+    EXPECT_EQ(takes, c.at("accepted").get<bool>()) << row;
+    ++checked;
+  }
+  EXPECT_GE(checked, 10u);
+}
 
 TEST(Profile, EveryBuiltinProfileLoadsWithAGrammarForEachLauncher) {
   std::size_t files = 0;
