@@ -667,6 +667,39 @@ TEST(CheckCli, APartsPlatformNarrowsTheGivenGpus) {
   EXPECT_NE(out2.find("add one to check it (--gpu sm90,mi300x)"), std::string::npos) << out2;
 }
 
+// A YAML entry keyed by hardware (sgl-cookbook's `hardware: {B200: {extra_args}}`) is for that GPU
+// alone: judged on the targets of its architecture, --gpu given or not, and told where none is one;
+// a setting written in an entry (recipes' `hardware_overrides.amd.extra_env`) reaches its commands only.
+TEST(CheckCli, AnEntryKeyedByHardwareIsJudgedOnlyThere) {
+  const std::string cookbook = "'" + kDir + "cookbook/qwen35.yaml'";
+  auto [rc, out] = run_cli("check --gpu sm90,sm100 --format json " + cookbook + " 2>/dev/null");
+  ASSERT_EQ(rc, 0) << out;
+  auto on = judged_on(out);
+  EXPECT_EQ(on.size(), 1u) << out;                                       // the B300 entry: no sm103 target
+  EXPECT_EQ(on.at(59), (std::set<std::string>{"sm100"})) << out;  // the B200 entry, not on sm90
+  auto [rct, text] = run_cli("check --gpu sm90 " + cookbook);
+  EXPECT_EQ(rct, 0) << text;
+  EXPECT_NE(text.find("qwen35.yaml:59: this command is the file's entry for B200 (YAML key at line 56: B200) and sm90 "
+                      "holds no sm100 GPU, so it was not judged: add one to judge it (--gpu sm90,b200)"),
+            std::string::npos)
+      << text;
+  auto [rcn, none] = run_cli("check --format json " + cookbook + " 2>/dev/null");  // the keys are the targets
+  on = judged_on(none);
+  EXPECT_EQ(on.at(59), (std::set<std::string>{"B200"})) << none;
+  EXPECT_EQ(on.at(68), (std::set<std::string>{"B300"})) << none;
+
+  const std::string recipe = "'" + kDir + "recipes/gpt-oss-120b.yaml'";
+  auto [rcr, js] = run_cli("check --gpu sm90,mi300x --format json " + recipe + " 2>/dev/null");
+  ASSERT_NE(rcr, 2) << js;
+  on = judged_on(js);
+  EXPECT_EQ(on.at(9), (std::set<std::string>{"sm90", "mi300x"})) << js;  // the base command runs everywhere
+  EXPECT_EQ(on.at(49), (std::set<std::string>{"mi300x"})) << js;         // hardware_overrides.amd
+  for (const json& r : json::parse(js).at("results")) {
+    const bool amd = r.at("line") == 49;
+    EXPECT_EQ(r.dump().find("VLLM_ROCM_USE_AITER") != std::string::npos, amd) << r.dump();
+  }
+}
+
 // A heading that names a GPU the catalog does not know ("sm61", unsupported) gives no target:
 // never an unknown-GPU error for a --gpu nobody passed, and a known GPU beside it still counts.
 TEST(CheckCli, AGpuTheCatalogDoesNotKnowIsNoTarget) {

@@ -59,6 +59,9 @@ struct CommandScope {
   // else the innermost part's title, marker or GPUs; unset when nothing says, or parts disagree.
   std::optional<ContextHint> platform;
   bool own_platform = false;  // the command itself names its platform
+  // The GPUs of the file's entry that holds the command (a YAML key naming them: `B200:` under
+  // `hardware:`): its own, judged only on targets of their architecture (entry_targets).
+  std::vector<ContextHint> entry;
 };
 ATTNSEL_API CommandScope command_scope(const FileContext& context, const LaunchCommand& command,
                                        const std::optional<std::string>& given);
@@ -76,6 +79,13 @@ ATTNSEL_API std::vector<CheckTarget> capability_targets(const std::vector<CheckT
 // Why such a reading has no target left: the capability its branch needs or excludes, the test's
 // line, and the targets it was given.
 ATTNSEL_API std::string capability_message(const LaunchCommand& command, const std::vector<CheckTarget>& targets);
+
+// The targets of a command in an entry for some GPUs (CommandScope::entry): those of the same
+// platform and architecture as one of them (sm90 for an `H100:` entry, gfx942 for `MI300X:`); all
+// of them for a command in no entry.
+ATTNSEL_API std::vector<CheckTarget> entry_targets(const std::vector<CheckTarget>& targets, const CommandScope& scope);
+// Why a command of an entry has no target left: the GPUs its entry is for, where, and the targets.
+ATTNSEL_API std::string entry_message(const CommandScope& scope, const std::vector<CheckTarget>& targets);
 
 // Why a command has no target left after scoped_targets, and how to check it: the platform it runs
 // on and where that is said; the targets it was given (`given_from`, or the GPUs the file names).

@@ -41,9 +41,10 @@ struct LaunchCommand {
   std::string grammar;  // the launcher's grammar in that profile
   bool positional_model = false;  // the launcher takes MODEL as its first word (`sglang serve MODEL`)
   // Variables its engine's profile reads from the environment, as the file sets them: Dockerfile
-  // ENV, compose `environment:` and Kubernetes `env:` for every command of the file, a shell
-  // `export` for the commands from its line on, and one written on the command's own lines
-  // (`VAR=... cmd`, `docker run -e VAR=...`) for that command alone.
+  // ENV for every command of the file; compose `environment:` and Kubernetes `env:` for the
+  // commands of the innermost block holding both (the service, the container), every command where
+  // no block does; a shell `export` for the commands from its line on; and one written on the
+  // command's own lines (`VAR=... cmd`, `docker run -e VAR=...`) for that command alone.
   struct EnvSetting {
     std::string name, value;
     int line = 0;
@@ -144,6 +145,9 @@ struct ContextHint {
   // code comment or the sentence that introduces the block: it holds a command only where none of
   // those names a GPU, and it is no GPU of the file for commands outside its part.
   bool paragraph = false;
+  // A GPU a YAML mapping key names (`hardware: {B200: {...}}`): what is under the key is for that
+  // GPU alone, so a command there is judged only on targets of its architecture, --gpu given or not.
+  bool entry = false;
 
   bool holds(int l) const { return scope_first == 0 || (l >= scope_first && l <= scope_last); }
 };

@@ -210,7 +210,15 @@ Result<CheckReport> check_input(const std::shared_ptr<const Matrix>& matrix, con
                                       "the script's test of nvidia-smi's compute_cap"));
       continue;
     }
-    std::vector<CommandCheck> results = check_command(judged, catalog, cmd, targets, options);
+    const std::vector<CheckTarget> entry = entry_targets(targets, scope);
+    if (entry.empty()) {  // the file's entry for other GPUs (`B200:` under `hardware:`)
+      std::string message = where + ": " + entry_message(scope, targets);
+      if (told.insert(message).second)
+        report.remarks.push_back(remark(Severity::info, "check.entry-for-other-gpus", std::move(message),
+                                        scope.entry.front().source));
+      continue;
+    }
+    std::vector<CommandCheck> results = check_command(judged, catalog, cmd, entry, options);
     if (!input.text.empty()) locate_columns(results, lines);  // as `attnsel check` does
     suppress_findings(results, comments ? &*comments : nullptr, run.rules);
     for (CommandCheck& c : results) report.checks.push_back(std::move(c));

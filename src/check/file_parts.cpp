@@ -1,6 +1,7 @@
 // The parts of a file a GPU or platform can be scoped to: a document's sections, tabs,
 // admonitions and the code block a sentence introduces (Markdown and MDX, reStructuredText,
-// AsciiDoc), code blocks, and a manifest's YAML documents. One pass over the lines; a part's
+// AsciiDoc), code blocks, a manifest's YAML documents and its entries under keys that name
+// hardware. One pass over the lines; a part's
 // end is found with a stack of the parts still open, never by searching ahead per part.
 #include <algorithm>
 #include <array>
@@ -451,6 +452,97 @@ std::vector<FilePart> yaml_documents(const std::vector<PhysicalLine>& lines) {
   return parts;
 }
 
+constexpr std::size_t kMaxKeyParts = 1024;  // of a YAML file: keys that may name hardware
+
+// Whether a mapping key may name a GPU or a platform, cheaply, before launch_context.cpp reads its
+// title for them: a letter then a digit ("B200", "h100_fp8", "mi300x", "sm90", "gfx942"), or a
+// platform or architecture family word ("amd", "nvidia", "rocm", "blackwell", "hopper" ...).
+bool may_name_hardware(std::string_view key) {
+  if (key.empty() || key.size() > 48) return false;
+  bool letter = false;
+  for (const char c : key) {
+    if (is_alpha(c)) letter = true;
+    else if (c >= '0' && c <= '9' && letter) return true;
+  }
+  std::string lower;
+  for (const char c : key) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  static constexpr std::string_view kWords[] = {"amd",   "rocm",  "instinct",  "nvidia", "cuda",  "hopper",
+                                                "blackwell", "ampere", "ascend", "npu", "xpu", "tpu",
+                                                "hpu", "gaudi", "neuron"};
+  return std::find(std::begin(kWords), std::end(kWords), lower) != std::end(kWords);
+}
+
+// YAML: the entries under keys that name hardware (sgl-cookbook's `hardware: {B200: {...}}`,
+// vllm-project/recipes' `hardware_overrides: {amd: {...}}`, a chart's `h100:` values): each from
+// its key's line to the last line indented under it (a sequence written at the key's own indent
+// included), when it holds more than a scalar. One pass, the open entries on a stack.
+std::vector<FilePart> yaml_keys(const std::vector<PhysicalLine>& lines) {
+  std::vector<FilePart> parts;
+  struct Open {
+    std::size_t part, indent;
+    bool block;  // nothing after the colon: a sequence may follow at the key's own indent
+  };
+  std::vector<Open> open;
+  int last_content = 0;
+  auto close_until = [&](std::size_t indent, bool item) {
+    while (!open.empty() && !(indent > open.back().indent || (indent == open.back().indent && item && open.back().block))) {
+      parts[open.back().part].last = last_content;
+      open.pop_back();
+    }
+  };
+  for (std::size_t li = 0; li < lines.size(); ++li) {
+    const std::string_view line = lines[li].text;
+    std::string_view t = ltrim(line);
+    if (t.empty() || t.front() == '#') continue;
+    if (starts_with(line, "---") || starts_with(line, "...")) {  // a document's end closes every entry
+      close_until(0, false);
+      continue;
+    }
+    std::size_t indent = indent_of(line);
+    const bool item = t.front() == '-' && (t.size() == 1 || is_blank(t[1]));
+    close_until(indent, item);
+    last_content = static_cast<int>(li) + 1;
+    while (t.size() >= 2 && t.front() == '-' && is_blank(t[1])) {  // `- key:` is a key of the item
+      const std::string_view rest = ltrim(t.substr(1));
+      indent += t.size() - rest.size();
+      t = rest;
+    }
+    if (parts.size() >= kMaxKeyParts || t.empty() || t.front() == '{' || t.front() == '[') continue;
+    std::size_t colon = npos;
+    for (std::size_t k = 0; k < t.size(); ++k)
+      if (t[k] == ':' && (k + 1 == t.size() || is_blank(t[k + 1]))) {
+        colon = k;
+        break;
+      }
+    if (colon == npos || colon == 0) continue;
+    std::string_view key = trim(t.substr(0, colon));
+    if (key.size() >= 2 && (key.front() == '"' || key.front() == '\'') && key.back() == key.front())
+      key = key.substr(1, key.size() - 2);
+    std::string_view value = trim(t.substr(colon + 1));
+    if (!value.empty() && value.front() == '#') value = {};
+    // A scalar (`h100: 8`) is a setting, not an entry; a block scalar (`|`, `>`) is text.
+    if (!value.empty() && value.front() != '{' && value.front() != '[') continue;
+    if (!may_name_hardware(key)) continue;
+    const int ln = static_cast<int>(li) + 1;
+    parts.push_back(FilePart{FilePart::Kind::yaml_key, ln, title_text(key), ln, ln});
+    open.push_back(Open{parts.size() - 1, indent, value.empty()});
+  }
+  close_until(0, false);
+  return parts;
+}
+
+// A YAML file's parts: its documents and its entries under keys naming hardware, in order of
+// their first line, a container before the parts it holds.
+std::vector<FilePart> yaml_parts(const std::vector<PhysicalLine>& lines) {
+  std::vector<FilePart> parts = yaml_documents(lines);
+  std::vector<FilePart> keys = yaml_keys(lines);
+  if (keys.empty()) return parts;
+  parts.insert(parts.end(), std::make_move_iterator(keys.begin()), std::make_move_iterator(keys.end()));
+  std::stable_sort(parts.begin(), parts.end(),
+                   [](const FilePart& a, const FilePart& b) { return a.first != b.first ? a.first < b.first : a.last > b.last; });
+  return parts;
+}
+
 }  // namespace
 
 std::string_view name_of(FilePart::Kind kind) {
@@ -463,6 +555,7 @@ std::string_view name_of(FilePart::Kind kind) {
     case FilePart::Kind::comment: return "comment";
     case FilePart::Kind::code_block: return "code block";
     case FilePart::Kind::yaml_document: return "YAML document";
+    case FilePart::Kind::yaml_key: return "YAML key";
   }
   return "part";
 }
@@ -474,7 +567,7 @@ std::vector<FilePart> file_parts(const std::vector<PhysicalLine>& lines, InputFo
     case InputFormat::asciidoc: return asciidoc_parts(lines);
     case InputFormat::kubernetes:
     case InputFormat::compose:
-    case InputFormat::helm: return yaml_documents(lines);
+    case InputFormat::helm: return yaml_parts(lines);
     default: return {};
   }
 }

@@ -610,6 +610,14 @@ void scope_hints(std::string_view text, const std::vector<PhysicalLine>& lines, 
       h.scope_last = p->last;
     }
   }
+  // A setting written in a YAML entry for some hardware (recipes' `hardware_overrides.amd.extra_env`)
+  // is that entry's: it reaches the commands the entry holds, no other (add_command_context).
+  PartCursor entries(parts);
+  for (ContextHint& e : ctx.environment)
+    if (const FilePart* p = entries.at(e.line, [](FilePart::Kind k) { return k == FilePart::Kind::yaml_key; })) {
+      e.scope_first = p->first;
+      e.scope_last = p->last;
+    }
   std::size_t paragraph_hints = 0;
   for (const FilePart& p : parts) {
     if (p.title.empty()) continue;
@@ -636,6 +644,7 @@ void scope_hints(std::string_view text, const std::vector<PhysicalLine>& lines, 
     for (std::string& gpu : gpus) {
       ContextHint hint{std::move(gpu), source, std::string(said), "", p.title_line, p.first, p.last};
       hint.paragraph = paragraph;
+      hint.entry = p.kind == FilePart::Kind::yaml_key;
       paragraph_hints += paragraph ? 1 : 0;
       add_scoped(ctx.gpus, std::move(hint));
     }
@@ -852,15 +861,70 @@ const LaunchCommand* command_holding(const ContextHint& setting, const std::vect
 }
 
 // Whether a setting reaches a command: one on the command's own lines only that command (`owner`),
-// a shell `export` the commands from its line on, any other (YAML env, compose environment, ENV)
+// a shell `export` the commands from its line on, one in a YAML entry for some hardware the
+// commands of that entry, any other (YAML env, compose environment, ENV)
 // every command of its engine in the file.
 bool reaches(const ContextHint& setting, const LaunchCommand* owner, const LaunchCommand& cmd) {
-  if (setting.engine != cmd.engine) return false;
+  if (setting.engine != cmd.engine || !setting.holds(cmd.line)) return false;
   if (owner) return owner == &cmd;
   return !starts_with(setting.text, "export ") || cmd.line >= setting.line;
 }
 
 }  // namespace
+
+void scope_yaml_settings(std::string_view text, const std::vector<LaunchCommand>& commands, FileContext& context) {
+  if (commands.empty() || std::all_of(context.environment.begin(), context.environment.end(),
+                                      [](const ContextHint& e) { return e.scope_first != 0; }))
+    return;
+  const std::vector<PhysicalLine> lines = split_lines(text);
+  const int n = static_cast<int>(lines.size());
+  // For each content line (1-based): the line of the key or item it is written under (0 at the
+  // top) and the last line of its own block. One pass, the open lines on a stack.
+  std::vector<int> parent(static_cast<std::size_t>(n) + 1, 0), end(static_cast<std::size_t>(n) + 1, 0);
+  struct Open {
+    int line;
+    std::size_t indent;
+    bool block;  // `key:` with nothing after it: a sequence may follow at its own indent
+  };
+  std::vector<Open> open;
+  int last_content = 0;
+  for (int ln = 1; ln <= n; ++ln) {
+    const std::string_view line = lines[static_cast<std::size_t>(ln) - 1].text;
+    const std::string_view t = ltrim(line);
+    if (t.empty() || t.front() == '#') continue;
+    const std::size_t indent = line.size() - t.size();
+    const bool item = t.front() == '-' && (t.size() == 1 || is_blank(t[1]));
+    while (!open.empty() && !(indent > open.back().indent || (indent == open.back().indent && item && open.back().block))) {
+      end[static_cast<std::size_t>(open.back().line)] = last_content;
+      open.pop_back();
+    }
+    parent[static_cast<std::size_t>(ln)] = open.empty() ? 0 : open.back().line;
+    last_content = ln;
+    const std::string_view body = trim(t);
+    open.push_back(Open{ln, indent, !body.empty() && body.back() == ':'});
+  }
+  while (!open.empty()) {
+    end[static_cast<std::size_t>(open.back().line)] = last_content;
+    open.pop_back();
+  }
+  std::vector<int> command_lines;
+  for (const LaunchCommand& c : commands)
+    if (!c.file.empty() && c.line > 0) command_lines.push_back(c.line);
+  std::sort(command_lines.begin(), command_lines.end());
+  auto holds_command = [&](int first, int last) {
+    const auto it = std::lower_bound(command_lines.begin(), command_lines.end(), first);
+    return it != command_lines.end() && *it <= last;
+  };
+  for (ContextHint& e : context.environment) {
+    if (e.scope_first != 0 || e.line < 1 || e.line > n) continue;
+    for (int a = parent[static_cast<std::size_t>(e.line)]; a > 0; a = parent[static_cast<std::size_t>(a)]) {
+      if (!holds_command(a, end[static_cast<std::size_t>(a)])) continue;
+      e.scope_first = a;
+      e.scope_last = end[static_cast<std::size_t>(a)];
+      break;
+    }
+  }
+}
 
 void add_command_context(std::vector<LaunchCommand>& commands, const std::vector<Launcher>& launchers,
                          FileContext& context) {

@@ -10,6 +10,7 @@
 namespace attnsel {
 
 using launch_detail::add_command_context;
+using launch_detail::scope_yaml_settings;
 using launch_detail::ArgWord;
 using launch_detail::basename;
 using launch_detail::ends_with;
@@ -228,6 +229,8 @@ LaunchScan launch_detail::scan_launch_input(std::string_view text, std::string_v
   scan.fatal = std::move(sink.fatal);
   if (!scan.commands.empty() || shortcuts.options.context_without_commands)
     scan.context = find_file_context(text, launchers, shortcuts.every_line, format, file_name);
+  if (format == InputFormat::kubernetes || format == InputFormat::compose || format == InputFormat::helm)
+    scope_yaml_settings(text, scan.commands, scan.context);
   add_command_context(scan.commands, launchers, scan.context);
   return scan;
 }

@@ -334,7 +334,9 @@ LaunchScan scan_launch_input(std::string_view text, std::string_view file_name, 
 struct FilePart {
   // paragraph: a paragraph of a section's text, from its first line to the end of the section,
   // tab or admonition that holds it (title: the paragraph, at most 480 bytes).
-  enum class Kind { section, tab, admonition, prose, comment, code_block, yaml_document, paragraph };
+  // yaml_key: a YAML mapping key that may name hardware (`B200:`, `amd:`) and the lines under it
+  // (title: the key); a GPU it names is the entry's own (ContextHint::entry).
+  enum class Kind { section, tab, admonition, prose, comment, code_block, yaml_document, paragraph, yaml_key };
   Kind kind;
   int title_line = 0;  // 1-based; 0 when it has no title
   std::string title;   // markup removed
@@ -358,5 +360,10 @@ inline std::pair<int, int> lines_of(const LaunchCommand& cmd) {
 // launch_context.cpp: the model hints of the commands found.
 void add_command_context(std::vector<LaunchCommand>& commands, const std::vector<Launcher>& launchers,
                          FileContext& context);
+// YAML: each setting not yet scoped (ContextHint::scope_first 0) is scoped to the innermost block
+// holding it that holds a command too (a container, a compose service, a top-level entry): a
+// container's `env:` is its command's, not every command's of the file. A setting whose blocks
+// hold no command keeps the whole file.
+void scope_yaml_settings(std::string_view text, const std::vector<LaunchCommand>& commands, FileContext& context);
 
 }  // namespace attnsel::launch_detail

@@ -1,4 +1,5 @@
 // docker compose and Kubernetes YAML: container commands and args, scripts kept in strings.
+#include "attnsel/catalog.hpp"
 #include "check/launch_internal.hpp"
 #include "check/shell_lexer.hpp"
 #include "check/launcher_match.hpp"
@@ -285,6 +286,9 @@ class YamlScanner {
           any = engine_config(kv.second, true) || any;
       if (any) return;
     }
+    if (node.IsMap() && depth == 0 && !helm_ && !compose_ && recipe(node)) return;
+    if (node.IsMap() && !compose_ && model_hardware(node)) return;
+    if (node.IsMap() && !compose_ && flag_strings(node)) return;
     if (node.IsMap()) {
       // compose: entrypoint + command; Kubernetes containers: command + args.
       const char* program_key = compose_ ? "entrypoint" : "command";
@@ -307,10 +311,16 @@ class YamlScanner {
         if (kv.first.IsScalar() && camel_engine_config(kv.first.Scalar(), kv.second, node)) continue;
         if (kv.first.IsScalar() && is_flag_list_key(kv.first.Scalar()) && flag_list(kv.second, node)) continue;
         if (kv.first.IsScalar() && engine_section(kv.first.Scalar(), kv.second)) continue;
+        const YAML::Node* outer = key_;
+        key_ = &kv.first;
         walk(kv.second, depth + 1);
+        key_ = outer;
       }
     } else if (node.IsSequence()) {
+      const YAML::Node* outer = key_;
+      key_ = nullptr;
       for (const YAML::Node& item : node) walk(item, depth + 1);
+      key_ = outer;
     } else if (node.IsScalar() && sink_.mentions_launcher(node.Scalar())) {
       // Scripts kept in YAML (a ConfigMap's start.sh, a CI step's `run: |`): best effort.
       scan_script(ArgWord{node.Scalar(), line_of(node), pos_of(node)}, context(), 1, OnLexError::ignore,
@@ -514,6 +524,140 @@ class YamlScanner {
     return true;
   }
 
+  // The launcher of the only engine whose grammar knows three in four of the options of `argv`
+  // (a model's form that names no engine); null when none or several do.
+  const Launcher* engine_of_flags(const std::vector<ArgWord>& argv) const {
+    const Launcher* found = nullptr;
+    std::vector<std::string> engines;
+    for (const Launcher& l : *sink_.launchers) {
+      if (std::find(engines.begin(), engines.end(), l.engine) != engines.end()) continue;
+      engines.push_back(l.engine);
+      if (!mostly_flags_of(l, argv)) continue;
+      if (found) return nullptr;
+      found = &l;
+    }
+    return found;
+  }
+
+  // The launcher of ENGINE that runs a program (`vllm serve`), else its first (a module).
+  const Launcher* launcher_of_engine(const std::string& engine) const {
+    const Launcher* first = nullptr;
+    for (const Launcher& l : *sink_.launchers) {
+      if (l.engine != engine) continue;
+      if (!l.program.empty()) return &l;
+      if (!first) first = &l;
+    }
+    return first;
+  }
+
+  // `LAUNCHER MODEL ARGS...` (the launcher's model flag when it takes none positionally is left to
+  // the grammar: a program launcher reads it positionally, a module is given --model-path).
+  void push_model_command(const Launcher& l, const YAML::Node& model, std::vector<ArgWord> args, int line) {
+    std::vector<ArgWord> argv;
+    std::string invoked = l.module.empty() ? l.program : "python3 -m " + l.module;
+    for (const std::string& word : l.subcommand) invoked += " " + word;
+    if (!l.module.empty()) argv.push_back(ArgWord{"--model-path", line_of(model), 0});
+    argv.push_back(ArgWord{model.Scalar(), line_of(model), 0});
+    argv.insert(argv.end(), std::make_move_iterator(args.begin()), std::make_move_iterator(args.end()));
+    LaunchCommand cmd = launch_command(sink_, l, std::move(invoked), line, argv);
+    cmd.positional_model = l.module.empty();
+    sink_.found.push_back(std::move(cmd));
+  }
+
+  // A model recipe of vllm-project/recipes (@8959cf64 models/<org>/<model>.yaml): `model: {model_id,
+  // min_vllm_version, base_args: [...]}`, `features.<name>.args`, `hardware_overrides.<hw>.extra_args`.
+  // The engine is the one `min_<ENGINE>_version` names. One command for the base args, one more for
+  // each feature and each hardware override (base args, then its own). True when read.
+  bool recipe(const YAML::Node& root) {
+    const YAML::Node model = root["model"];
+    if (!model.IsDefined() || !model.IsMap() || !model["model_id"].IsDefined() || !model["model_id"].IsScalar() ||
+        !model["base_args"].IsDefined() || !model["base_args"].IsSequence())
+      return false;
+    const Launcher* launcher = nullptr;
+    for (const auto& kv : model)
+      if (kv.first.IsScalar() && starts_with(kv.first.Scalar(), "min_") && ends_with(kv.first.Scalar(), "_version"))
+        launcher = launcher ? launcher : launcher_of_engine(kv.first.Scalar().substr(4, kv.first.Scalar().size() - 12));
+    if (!launcher) return false;
+    const YAML::Node id = model["model_id"];
+    const std::vector<ArgWord> base = resolve_defaults(words_of(model["base_args"]));
+    push_model_command(*launcher, id, base, line_of(model["base_args"]));
+    auto each = [&](const YAML::Node& section, const char* key) {
+      if (!section.IsDefined() || !section.IsMap()) return;
+      for (const auto& kv : section) {
+        if (!kv.second.IsDefined() || !kv.second.IsMap() || !kv.second[key].IsDefined() || !kv.second[key].IsSequence()) continue;
+        std::vector<ArgWord> args = base;
+        std::vector<ArgWord> own = resolve_defaults(words_of(kv.second[key]));
+        if (own.empty()) continue;
+        args.insert(args.end(), own.begin(), own.end());
+        push_model_command(*launcher, id, std::move(args), own.front().line);
+      }
+    };
+    each(root["features"], "args");
+    each(root["hardware_overrides"], "extra_args");
+    return true;
+  }
+
+  // A model of sgl-project/sgl-cookbook's data (@7b5bd9c0 data/models/src/v0.5.8/*.yaml):
+  // `{model_path, hardware: {<GPU>: {tp, extra_args: [...]}}}`. Each GPU entry with extra_args is
+  // one command: `--tp N` then its extra_args, for the engine whose flags they are. True when read.
+  bool model_hardware(const YAML::Node& map) {
+    const YAML::Node path = map["model_path"], hardware = map["hardware"];
+    if (!path.IsDefined() || !path.IsScalar() || !hardware.IsDefined() || !hardware.IsMap()) return false;
+    bool any = false;
+    for (const auto& kv : hardware) {
+      if (!kv.second.IsDefined() || !kv.second.IsMap() || !kv.second["extra_args"].IsDefined() || !kv.second["extra_args"].IsSequence()) continue;
+      std::vector<ArgWord> args;
+      const YAML::Node tp = kv.second["tp"];
+      std::vector<ArgWord> own = resolve_defaults(words_of(kv.second["extra_args"]));
+      const Launcher* engine = engine_of_flags(own);
+      if (!engine || !(engine = launcher_of_engine(engine->engine))) continue;
+      if (tp.IsDefined() && tp.IsScalar()) {
+        args.push_back(ArgWord{"--tensor-parallel-size", line_of(tp), 0});
+        args.push_back(ArgWord{tp.Scalar(), line_of(tp), pos_of(tp)});
+      }
+      const int line = own.empty() ? line_of(kv.first) : own.front().line;
+      args.insert(args.end(), std::make_move_iterator(own.begin()), std::make_move_iterator(own.end()));
+      push_model_command(*engine, path, std::move(args), line);
+      any = true;
+    }
+    return any;
+  }
+
+  // Flag strings under keys named `*_flags` (SemiAnalysisAI/InferenceX@843c6254
+  // benchmarks/multi_node/amd_utils/models_vllm.yaml: `<model>: {prefill_flags: "--tensor-parallel-size
+  // 8 ...", decode_flags: "...", env: "K=V ..."}`, each passed to `vllm serve` by the role's script):
+  // each string split as the shell splits it, the flags of the one engine that knows three in four
+  // of them. The key holding the map is the model where the model catalog knows it by that name
+  // (`Kimi-K2.5-MXFP4:` is an MLA model, not an unnamed one checked as MHA). True when one was read.
+  bool flag_strings(const YAML::Node& map) {
+    bool any = false;
+    for (const auto& kv : map) {
+      if (!kv.first.IsScalar() || !ends_with(kv.first.Scalar(), "_flags") || !kv.second.IsScalar() ||
+          !starts_with(ltrim(kv.second.Scalar()), "--"))
+        continue;
+      std::vector<ArgWord> argv = resolve_defaults(words_of(kv.second));
+      const Launcher* engine = engine_of_flags(argv);
+      if (!engine || argv.empty()) continue;
+      const Launcher* launcher = launcher_of_engine(engine->engine);
+      if (launcher && key_ && key_->IsScalar() && known_model(key_->Scalar())) {
+        push_model_command(*launcher, *key_, std::move(argv), line_of(kv.second));
+      } else {
+        LaunchCommand cmd = launch_command(sink_, *engine, "flags", argv.front().line, argv);
+        cmd.positional_model = false;
+        sink_.found.push_back(std::move(cmd));
+      }
+      any = true;
+    }
+    return any;
+  }
+
+  // Whether the model catalog knows a model by this name (an id, an architecture or a family's
+  // name pattern).
+  static bool known_model(const std::string& name) {
+    static const auto catalog = builtin_catalog();
+    return catalog && !name.empty() && name.size() <= 256 && resolve_model_reference(**catalog, name).has_value();
+  }
+
   static bool is_flag_list_key(const std::string& key) {
     return key == "extraArgs" || key == "extra_args" || key == "extraArguments" || key == "serverArgs" ||
            key == "server_args" || key == "engineArgs" || key == "launchArgs";
@@ -617,6 +761,7 @@ class YamlScanner {
   bool helm_;  // a Helm template read as YAML (helm_as_yaml): its ${...} are template values
   Sink& sink_;
   const YAML::Node* doc_root_ = nullptr;  // the document being walked (set by load while it walks)
+  const YAML::Node* key_ = nullptr;       // the key of the map being walked; null in a sequence
   std::size_t doc_pos_ = 0;  // where the document being walked starts in file_
   std::size_t doc_end_ = 0;  // and ends
   std::vector<std::pair<std::string, std::string>> env_;  // the env of the maps being walked

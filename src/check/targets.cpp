@@ -200,6 +200,9 @@ CommandScope command_scope(const FileContext& context, const LaunchCommand& comm
       for (const Choice& c : choices.backends) narrowed += (narrowed.empty() ? "" : ", ") + c.written;
     }
   }
+  if (scoped)
+    for (const ContextHint* h : chosen)
+      if (h->entry) scope.entry.push_back(*h);
   if (given) {
     scope.gpus = *given;
   } else {
@@ -305,6 +308,49 @@ std::string capability_message(const LaunchCommand& command, const std::vector<C
   return fmt::format("this reading is the script's branch for GPUs {} compute capability {} (the test at line {}); "
                      "{} hold{} none, so it was not judged: the script's other branch is",
                      t.equal ? "of" : "other than", t.value, t.line, labels, targets.size() == 1 ? "s" : "");
+}
+
+std::vector<CheckTarget> entry_targets(const std::vector<CheckTarget>& targets, const CommandScope& scope) {
+  if (scope.entry.empty()) return targets;
+  static const auto catalog = builtin_catalog();
+  std::vector<DeviceInfo> devices;  // of the entry's GPUs
+  for (const ContextHint& h : scope.entry)
+    if (catalog)
+      if (const auto d = (*catalog)->resolve_gpu(h.value)) devices.push_back(*d);
+  auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  std::vector<CheckTarget> out;
+  for (const CheckTarget& t : targets) {
+    const bool same = std::any_of(devices.begin(), devices.end(), [&](const DeviceInfo& d) {
+      return d.platform == t.device.platform && !d.arch.empty() && d.arch == t.device.arch;
+    }) || std::any_of(scope.entry.begin(), scope.entry.end(), [&](const ContextHint& h) {
+      return lower(h.value) == lower(t.label);
+    });
+    if (same) out.push_back(t);
+  }
+  return out;
+}
+
+std::string entry_message(const CommandScope& scope, const std::vector<CheckTarget>& targets) {
+  static const auto catalog = builtin_catalog();
+  std::string gpus, archs, labels;
+  for (const ContextHint& h : scope.entry) {
+    gpus += (gpus.empty() ? "" : ", ") + h.value;
+    if (!catalog) continue;
+    const auto d = (*catalog)->resolve_gpu(h.value);
+    if (d && !d->arch.empty() && ("/" + archs + "/").find("/" + d->arch + "/") == std::string::npos)
+      archs += (archs.empty() ? "" : "/") + d->arch;
+  }
+  for (const CheckTarget& t : targets) labels += (labels.empty() ? "" : ",") + t.label;
+  std::string example = scope.entry.front().value;
+  for (char& c : example) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const ContextHint& h = scope.entry.front();
+  return fmt::format("this command is the file's entry for {} ({} at line {}: {}) and {} hold{} no {}GPU, so it was not "
+                     "judged: add one to judge it (--gpu {},{})",
+                     gpus, h.source, h.line, h.text, labels, targets.size() == 1 ? "s" : "",
+                     archs.empty() ? "such " : archs + " ", labels, example);
 }
 
 std::string unscoped_message(const CommandScope& scope, const std::vector<CheckTarget>& targets,

@@ -616,11 +616,12 @@ int run_check(const CheckArgs& given, bool after_separator) {
         continue;
       }
       // A reading of the script's branch for other GPUs: its other branch is judged on these.
-      const std::vector<CheckTarget> targets = capability_targets(on_platform, cmd);
+      const std::vector<CheckTarget> targets = entry_targets(capability_targets(on_platform, cmd), scope);
       if (targets.empty()) {
-        if (a.format == "text" && !a.json && !a.quiet)
-          std::cerr << "attnsel: " << encode_value(where + ": " + capability_message(cmd, on_platform), OutputChannel::terminal)
-                    << "\n";
+        const std::vector<CheckTarget> branch = capability_targets(on_platform, cmd);
+        const std::string message = branch.empty() ? capability_message(cmd, on_platform) : entry_message(scope, branch);
+        if (a.format == "text" && !a.json && !a.quiet && told.insert(where + ": " + message).second)
+          std::cerr << "attnsel: " << encode_value(where + ": " + message, OutputChannel::terminal) << "\n";
         continue;
       }
       std::vector<CommandCheck> results = check_command(matrix, *catalog, cmd, targets, options);
