@@ -407,7 +407,7 @@ class Preparation {
     // A model the shell fills in needs no note of its own: the assumed kind's note says so.
     const Value* model = given("model");
     if (!model || !model->known() || from_environment(*model)) {
-      if (model && served_model(model)) return;
+      if (served_model(model)) return;
       model_unresolved_ = true;
       model_from_environment_ = model && from_environment(*model);
       model_id_ = model ? model->text : "";
@@ -455,21 +455,24 @@ class Preparation {
     model_unresolved_ = true;
   }
 
-  // A model attnsel cannot resolve (a path, a shell variable) judged by the name it is served
-  // under, when that names a known model: deployments often serve a local copy under its hub id.
+  // A model attnsel cannot resolve (a path, a shell variable), or none given (an orchestrator's
+  // config section that serves the model its recipe names elsewhere: srt-slurm's
+  // `vllm_config.<role>.served-model-name`), judged by the name it is served under, when that names
+  // a known model: deployments often serve a local copy under its hub id.
   bool served_model(const Value* model) {
     const Value* served = given("served_model_name");
-    if (!model || !served || !served->known() || from_environment(*served)) return false;
+    if (!served || !served->known() || from_environment(*served)) return false;
     std::optional<ModelTraits> t = resolve_model_reference(catalog_, served->text);
     if (!t) return false;
     request_.model = std::move(*t);
-    request_.model.id = model->text;
+    request_.model.id = model ? model->text : served->text;
+    const char* why = !model                                         ? "the command names no model"
+                      : !model->known() || from_environment(*model) ? "the model comes from the environment"
+                                                                    : "the model is not in attnsel's model table";
     add("check.model-variant", Severity::info,
-        fmt::format("{}; checked as its {} {} ({})",
-                    !model->known() || from_environment(*model) ? "the model comes from the environment"
-                                             : "the model is not in attnsel's model table",
-                    served->flag, served->text, request_.model.origin),
-        "attnsel check: a served model name that names a known model stands for the model it serves", model);
+        fmt::format("{}; checked as its {} {} ({})", why, served->flag, served->text, request_.model.origin),
+        "attnsel check: a served model name that names a known model stands for the model it serves",
+        model ? model : served);
     return true;
   }
 
