@@ -689,15 +689,24 @@ TEST(CheckCli, AnEntryKeyedByHardwareIsJudgedOnlyThere) {
   EXPECT_EQ(on.at(68), (std::set<std::string>{"B300"})) << none;
 
   const std::string recipe = "'" + kDir + "recipes/gpt-oss-120b.yaml'";
-  auto [rcr, js] = run_cli("check --gpu sm90,mi300x --format json " + recipe + " 2>/dev/null");
-  ASSERT_NE(rcr, 2) << js;
+  auto [rcr, text2] = run_cli("check --gpu sm90,mi300x " + recipe);
+  EXPECT_EQ(rcr, 0) << text2;
+  EXPECT_NE(text2.find("runs on TPU"), std::string::npos) << text2;  // the guide's Ironwood block: told, not judged
+  auto [rcj, js] = run_cli("check --gpu sm90,mi300x --format json " + recipe + " 2>/dev/null | cat");
   on = judged_on(js);
-  EXPECT_EQ(on.at(9), (std::set<std::string>{"sm90", "mi300x"})) << js;  // the base command runs everywhere
-  EXPECT_EQ(on.at(49), (std::set<std::string>{"mi300x"})) << js;         // hardware_overrides.amd
+  EXPECT_EQ(on.at(21), (std::set<std::string>{"sm90", "mi300x"})) << js;  // the base command runs everywhere
+  EXPECT_EQ(on.at(61), (std::set<std::string>{"mi300x"})) << js;          // hardware_overrides.amd
+  EXPECT_EQ(on.at(127), (std::set<std::string>{"mi300x"})) << js;         // the guide's "AMD MI300X/MI325X:"
+  EXPECT_EQ(on.at(82), (std::set<std::string>{"sm90"})) << js;            // the guide's "A100 (single card ...):"
   for (const json& r : json::parse(js).at("results")) {
-    const bool amd = r.at("line") == 49;
+    const bool amd = r.at("line") == 61 || r.at("line") == 127;  // extra_env; the guide's export
     EXPECT_EQ(r.dump().find("VLLM_ROCM_USE_AITER") != std::string::npos, amd) << r.dump();
   }
+  // Without --gpu: the GPUs meta.hardware lists, and those the guide's sections name for theirs.
+  auto [rcn2, none2] = run_cli("check --format json " + recipe + " 2>/dev/null | cat");  // its TPU block warns
+  on = judged_on(none2);
+  EXPECT_EQ(on.at(21), (std::set<std::string>{"H100", "H200", "B200", "MI300X", "MI325X", "MI355X"})) << none2;
+  EXPECT_EQ(on.at(82), (std::set<std::string>{"A100"})) << none2;
 }
 
 // A heading that names a GPU the catalog does not know ("sm61", unsupported) gives no target:

@@ -729,7 +729,9 @@ FileContext launch_detail::find_file_context(std::string_view text, const std::v
   // `repository:` or an engine's name (image tags "/ENGINE:" and pinned packages hold it).
   std::vector<std::string_view> needles;
   for (const GpuKey& g : kGpuKeys) needles.push_back(g.key);
-  for (std::string_view n : {"gpu:", "accelerators:", "repository:", "gpu=", "--gres=gpu:"}) needles.push_back(n);
+  for (std::string_view n : {"gpu:", "accelerators:", "repository:", "gpu=", "--gres=gpu:", "hardware:", "gpu_type:",
+                             "gpu-type:", "gpuType:"})
+    needles.push_back(n);
   for (const std::string& e : engines) needles.push_back(e);
 
   for (const std::size_t k : lines_holding(text, lines, needles, every_line)) {
@@ -767,9 +769,46 @@ FileContext launch_detail::find_file_context(std::string_view text, const std::v
       v = v.substr(0, std::min(v.find_first_of("\"' ,:"), v.size()));
       if (!v.empty()) add_gpu(v, key.front() == '-' ? "Slurm --gres" : "gpu=");
     }
+    // A job's GPU type (srt-slurm recipes' `resources.gpu_type: "b200"`: SemiAnalysisAI/InferenceX@843c6254
+    // benchmarks/multi_node/srt-slurm-recipes/**/*.yaml).
+    for (std::string_view key : {"gpu_type:", "gpu-type:", "gpuType:"})
+      if (starts_with(t, key) || (starts_with(t, "- ") && starts_with(launch_detail::ltrim(t.substr(2)), key))) {
+        std::string_view v = value_after(t, t.find(key) + key.size() - 1);
+        while (!v.empty() && (v.front() == '"' || v.front() == '\'')) v.remove_prefix(1);
+        while (!v.empty() && (v.back() == '"' || v.back() == '\'')) v.remove_suffix(1);
+        if (!v.empty()) add_gpu(v, "gpu_type");
+      }
     if (starts_with(t, "gpu:") || starts_with(t, "- gpu:")) {  // dstack resources
       const std::string_view v = value_after(t, t.find("gpu") + 3);
       if (!v.empty()) add_gpu(v, "dstack resources gpu");
+    }
+    // A hardware list (vllm-project/recipes@8959cf64 models/*/*.yaml `meta.hardware: {h200: verified,
+    // mi300x: verified, b300: unsupported}`): each GPU it names, unless marked unsupported. A key
+    // holding a map (sgl-cookbook's `H100: {tp: 16}`) is an entry of its own (file_parts.cpp).
+    if (t == "hardware:") {
+      const std::size_t indent = line.size() - launch_detail::ltrim(line).size();
+      std::size_t child = npos;
+      for (std::size_t j = k + 1; j < lines.size() && j <= k + 64; ++j) {
+        const std::string_view u = lines[j].text;
+        const std::string_view ut = trim(u);
+        if (ut.empty() || ut.front() == '#') continue;
+        const std::size_t at = u.size() - launch_detail::ltrim(u).size();
+        if (at <= indent) break;
+        if (child == npos) child = at;
+        const std::size_t colon = ut.find(':');
+        if (at != child || colon == npos) continue;
+        std::string_view mark = trim(ut.substr(colon + 1));
+        mark = trim(mark.substr(0, mark.find(" #")));
+        while (!mark.empty() && (mark.front() == '"' || mark.front() == '\'')) mark.remove_prefix(1);
+        while (!mark.empty() && (mark.back() == '"' || mark.back() == '\'')) mark.remove_suffix(1);
+        const std::string said = lower(mark);
+        if (said.empty() || said.front() == '{' || said.front() == '[' || said == "unsupported" || said == "false" ||
+            said == "no" || said == "none")
+          continue;
+        const std::string gpu = gpu_from_label(ut.substr(0, colon));
+        if (!gpu.empty() && known_gpu(gpu))
+          add_hint(ctx.gpus, ContextHint{gpu, "hardware list", std::string(ut), "", static_cast<int>(j) + 1});
+      }
     }
     if (starts_with(t, "accelerators:")) {  // SkyPilot resources: each GPU of an any-of set or list
       for (const std::string_view v : accelerator_choices(t.substr(13), lines, k))
@@ -871,6 +910,19 @@ bool reaches(const ContextHint& setting, const LaunchCommand* owner, const Launc
 }
 
 }  // namespace
+
+void merge_file_context(FileContext& into, FileContext from) {
+  for (ContextHint& h : from.gpus) add_scoped(into.gpus, std::move(h));
+  for (ContextHint& h : from.platforms) add_scoped(into.platforms, std::move(h));
+  for (ContextHint& h : from.releases) add_hint(into.releases, std::move(h));
+  for (ContextHint& h : from.models) add_hint(into.models, std::move(h));
+  for (ContextHint& h : from.environment) {
+    if (into.environment.size() >= 64) break;
+    const bool known = std::any_of(into.environment.begin(), into.environment.end(),
+                                   [&](const ContextHint& e) { return e.line == h.line && e.source == h.source; });
+    if (!known) into.environment.push_back(std::move(h));
+  }
+}
 
 void scope_yaml_settings(std::string_view text, const std::vector<LaunchCommand>& commands, FileContext& context) {
   if (commands.empty() || std::all_of(context.environment.begin(), context.environment.end(),

@@ -227,8 +227,13 @@ LaunchScan launch_detail::scan_launch_input(std::string_view text, std::string_v
   scan.commands = std::move(sink.found);
   scan.skipped = std::move(sink.skipped);
   scan.fatal = std::move(sink.fatal);
-  if (!scan.commands.empty() || shortcuts.options.context_without_commands)
+  if (!scan.commands.empty() || shortcuts.options.context_without_commands) {
     scan.context = find_file_context(text, launchers, shortcuts.every_line, format, file_name);
+    if (!sink.markdown_overlay.empty())  // a YAML file's guide: its sections name GPUs too
+      launch_detail::merge_file_context(scan.context,
+                                        find_file_context(sink.markdown_overlay, launchers, shortcuts.every_line,
+                                                          InputFormat::markdown, file_name));
+  }
   if (format == InputFormat::kubernetes || format == InputFormat::compose || format == InputFormat::helm)
     scope_yaml_settings(text, scan.commands, scan.context);
   add_command_context(scan.commands, launchers, scan.context);

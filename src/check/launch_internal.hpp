@@ -189,6 +189,10 @@ struct Sink {
     written.push_back({std::move(path), std::make_shared<const std::string>(text), line, expands, false});
   }
   static constexpr std::size_t kMaxWritten = 64;
+  // YAML: the Markdown its literal block scalars hold (vllm-project/recipes' `guide: |`), on the
+  // file's own lines, every other line blank: read as Markdown, commands and the GPUs its
+  // sections name (scan_launch_input). Empty when the file has none.
+  std::string markdown_overlay;
   // Shell commands that cannot launch anything as written (echo ..., cd ..., no launcher, interpreter
   // or shell among their words, nothing to expand) are passed over unexpanded. Off only in tests that
   // prove it changes nothing.
@@ -360,6 +364,9 @@ inline std::pair<int, int> lines_of(const LaunchCommand& cmd) {
 // launch_context.cpp: the model hints of the commands found.
 void add_command_context(std::vector<LaunchCommand>& commands, const std::vector<Launcher>& launchers,
                          FileContext& context);
+// The hints of `from` added to `into`, each once, within the caps: the context of a YAML file's
+// embedded Markdown (Sink::markdown_overlay) joins the file's.
+void merge_file_context(FileContext& into, FileContext from);
 // YAML: each setting not yet scoped (ContextHint::scope_first 0) is scoped to the innermost block
 // holding it that holds a command too (a container, a compose service, a top-level entry): a
 // container's `env:` is its command's, not every command's of the file. A setting whose blocks

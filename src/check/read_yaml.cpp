@@ -44,6 +44,7 @@ class YamlScanner {
       reading_config_maps_ = false;
     }
     each_document(report);
+    read_markdown();
   }
 
  private:
@@ -286,7 +287,14 @@ class YamlScanner {
           any = engine_config(kv.second, true) || any;
       if (any) return;
     }
-    if (node.IsMap() && depth == 0 && !helm_ && !compose_ && recipe(node)) return;
+    if (node.IsMap() && depth == 0 && !helm_ && !compose_ && recipe(node)) {
+      // The rest of a recipe (its `guide: |`, read as Markdown) is walked as any document is.
+      for (const auto& kv : node)
+        if (kv.first.IsScalar() && kv.first.Scalar() != "model" && kv.first.Scalar() != "features" &&
+            kv.first.Scalar() != "hardware_overrides")
+          walk(kv.second, depth + 1);
+      return;
+    }
     if (node.IsMap() && !compose_ && model_hardware(node)) return;
     if (node.IsMap() && !compose_ && flag_strings(node)) return;
     if (node.IsMap()) {
@@ -322,10 +330,63 @@ class YamlScanner {
       for (const YAML::Node& item : node) walk(item, depth + 1);
       key_ = outer;
     } else if (node.IsScalar() && sink_.mentions_launcher(node.Scalar())) {
+      if (markdown_block(node)) return;  // a recipe's `guide: |`: read as Markdown after the walk
       // Scripts kept in YAML (a ConfigMap's start.sh, a CI step's `run: |`): best effort.
       scan_script(ArgWord{node.Scalar(), line_of(node), pos_of(node)}, context(), 1, OnLexError::ignore,
                   sink_);
     }
+  }
+
+  // A literal block scalar holding Markdown with a fenced code block (vllm-project/recipes@8959cf64
+  // models/*/*.yaml `guide: |`, the deployment guide the site renders): kept to be read as Markdown
+  // on the file's own lines (read_markdown). Its lines must be the file's lines less their
+  // indentation, as `|` keeps them; a scalar that is not (folded, quoted, in a template) is not
+  // kept. Only in a YAML file of its own (not a block of a document, not a Helm template).
+  bool markdown_block(const YAML::Node& node) {
+    if (first_line_ != 1 || helm_ || markdown_.size() >= kMaxMarkdownBlocks) return false;
+    const std::string& text = node.Scalar();
+    std::vector<std::string_view> own;
+    for (const PhysicalLine& l : split_lines(text)) own.push_back(l.text);
+    if (!own.empty() && own.back().empty()) own.pop_back();
+    if (!std::any_of(own.begin(), own.end(), [](std::string_view l) {
+          const std::string_view t = ltrim(l);
+          return starts_with(t, "```") || starts_with(t, "~~~");
+        }))
+      return false;
+    if (file_lines_.empty()) file_lines_ = split_lines(file_.text);
+    for (const int start : {line_of(node) + 1, line_of(node)}) {  // the scalar's first line: below its `|`
+      if (start < 1 || static_cast<std::size_t>(start - 1) + own.size() > file_lines_.size()) continue;
+      bool same = true;
+      for (std::size_t i = 0; i < own.size() && same; ++i) {
+        const std::string_view written = file_lines_[static_cast<std::size_t>(start - 1) + i].text;
+        same = own[i].empty() ? trim(written).empty()
+                              : ends_with(written, own[i]) && trim(written.substr(0, written.size() - own[i].size())).empty();
+      }
+      if (!same) continue;
+      markdown_.push_back({start, std::string(text)});
+      return true;
+    }
+    return false;
+  }
+
+  // The kept Markdown, on the file's lines (every other line blank), read as a Markdown document.
+  void read_markdown() {
+    if (markdown_.empty()) return;
+    if (file_lines_.empty()) file_lines_ = split_lines(file_.text);
+    std::vector<std::string_view> at(file_lines_.size());
+    for (const auto& [start, text] : markdown_) {
+      std::size_t k = static_cast<std::size_t>(start - 1);
+      for (const PhysicalLine& l : split_lines(text))
+        if (k < at.size()) at[k++] = l.text;
+    }
+    std::string overlay;
+    for (const std::string_view l : at) {
+      overlay += l;
+      overlay += '\n';
+    }
+    scan_markdown(overlay, sink_);
+    sink_.markdown_overlay = std::move(overlay);
+    markdown_.clear();
   }
 
   // A container of llm-d-modelservice's Helm values (llm-d/llm-d@126f65d6
@@ -762,6 +823,9 @@ class YamlScanner {
   Sink& sink_;
   const YAML::Node* doc_root_ = nullptr;  // the document being walked (set by load while it walks)
   const YAML::Node* key_ = nullptr;       // the key of the map being walked; null in a sequence
+  static constexpr std::size_t kMaxMarkdownBlocks = 64;
+  std::vector<std::pair<int, std::string>> markdown_;  // Markdown block scalars: first line, text
+  std::vector<PhysicalLine> file_lines_;                // of file_.text, split when first needed
   std::size_t doc_pos_ = 0;  // where the document being walked starts in file_
   std::size_t doc_end_ = 0;  // and ends
   std::vector<std::pair<std::string, std::string>> env_;  // the env of the maps being walked
