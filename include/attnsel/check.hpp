@@ -62,6 +62,9 @@ struct CommandScope {
   // The GPUs of the file's entry that holds the command (a YAML key naming them: `B200:` under
   // `hardware:`): its own, judged only on targets of their architecture (entry_targets).
   std::vector<ContextHint> entry;
+  // For a command outside every entry, the file's entries (GPUs and platforms): the targets they
+  // are for run their own commands, and are not this one's (entry_targets).
+  std::vector<ContextHint> elsewhere;
 };
 ATTNSEL_API CommandScope command_scope(const FileContext& context, const LaunchCommand& command,
                                        const std::optional<std::string>& given);
@@ -81,10 +84,11 @@ ATTNSEL_API std::vector<CheckTarget> capability_targets(const std::vector<CheckT
 ATTNSEL_API std::string capability_message(const LaunchCommand& command, const std::vector<CheckTarget>& targets);
 
 // The targets of a command in an entry for some GPUs (CommandScope::entry): those of the same
-// platform and architecture as one of them (sm90 for an `H100:` entry, gfx942 for `MI300X:`); all
-// of them for a command in no entry.
+// platform and architecture as one of them (sm90 for an `H100:` entry, gfx942 for `MI300X:`). For a
+// command outside every entry, the targets no entry of the file is for (CommandScope::elsewhere).
 ATTNSEL_API std::vector<CheckTarget> entry_targets(const std::vector<CheckTarget>& targets, const CommandScope& scope);
-// Why a command of an entry has no target left: the GPUs its entry is for, where, and the targets.
+// Why a command has no target left after entry_targets: the GPUs its entry is for, or the entries
+// that run instead on the targets, where, and the targets.
 ATTNSEL_API std::string entry_message(const CommandScope& scope, const std::vector<CheckTarget>& targets);
 
 // Why a command has no target left after scoped_targets, and how to check it: the platform it runs

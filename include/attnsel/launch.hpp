@@ -145,8 +145,10 @@ struct ContextHint {
   // code comment or the sentence that introduces the block: it holds a command only where none of
   // those names a GPU, and it is no GPU of the file for commands outside its part.
   bool paragraph = false;
-  // A GPU a YAML mapping key names (`hardware: {B200: {...}}`): what is under the key is for that
-  // GPU alone, so a command there is judged only on targets of its architecture, --gpu given or not.
+  // A GPU or platform a YAML mapping key names (`hardware: {B200: {...}}`, `hardware_overrides:
+  // {amd: {...}}`) whose lines hold a command: what is under the key is for that hardware alone, so
+  // a command there is judged only on targets of its architecture (platform), --gpu given or not,
+  // and a command outside every entry is not judged on the targets an entry is for.
   bool entry = false;
 
   bool holds(int l) const { return scope_first == 0 || (l >= scope_first && l <= scope_last); }

@@ -484,6 +484,7 @@ std::vector<FilePart> yaml_keys(const std::vector<PhysicalLine>& lines) {
   };
   std::vector<Open> open;
   int last_content = 0;
+  std::size_t scalar_indent = npos;  // inside a block scalar (`guide: |`) under a key of this indent
   auto close_until = [&](std::size_t indent, bool item) {
     while (!open.empty() && !(indent > open.back().indent || (indent == open.back().indent && item && open.back().block))) {
       parts[open.back().part].last = last_content;
@@ -499,6 +500,11 @@ std::vector<FilePart> yaml_keys(const std::vector<PhysicalLine>& lines) {
       continue;
     }
     std::size_t indent = indent_of(line);
+    if (scalar_indent != npos && indent > scalar_indent) {  // text, not keys
+      last_content = static_cast<int>(li) + 1;
+      continue;
+    }
+    scalar_indent = npos;
     const bool item = t.front() == '-' && (t.size() == 1 || is_blank(t[1]));
     close_until(indent, item);
     last_content = static_cast<int>(li) + 1;
@@ -520,6 +526,10 @@ std::vector<FilePart> yaml_keys(const std::vector<PhysicalLine>& lines) {
       key = key.substr(1, key.size() - 2);
     std::string_view value = trim(t.substr(colon + 1));
     if (!value.empty() && value.front() == '#') value = {};
+    if (!value.empty() && (value.front() == '|' || value.front() == '>')) {  // a block scalar's lines follow
+      scalar_indent = indent;
+      continue;
+    }
     // A scalar (`h100: 8`) is a setting, not an entry; a block scalar (`|`, `>`) is text.
     if (!value.empty() && value.front() != '{' && value.front() != '[') continue;
     if (!may_name_hardware(key)) continue;

@@ -649,8 +649,11 @@ void scope_hints(std::string_view text, const std::vector<PhysicalLine>& lines, 
       add_scoped(ctx.gpus, std::move(hint));
     }
     if (paragraph) continue;  // a paragraph's platform is advice
-    if (std::string platform = platform_named(said); !platform.empty())
-      add_scoped(ctx.platforms, ContextHint{std::move(platform), source, std::string(said), "", p.title_line, p.first, p.last});
+    if (std::string platform = platform_named(said); !platform.empty()) {
+      ContextHint hint{std::move(platform), source, std::string(said), "", p.title_line, p.first, p.last};
+      hint.entry = p.kind == FilePart::Kind::yaml_key;
+      add_scoped(ctx.platforms, std::move(hint));
+    }
   }
   const bool document = format == InputFormat::markdown || format == InputFormat::rst || format == InputFormat::asciidoc;
   // The file's name and folder, for the whole file, where nothing inside says more: a GPU
@@ -940,11 +943,18 @@ void scope_yaml_settings(std::string_view text, const std::vector<LaunchCommand>
   };
   std::vector<Open> open;
   int last_content = 0;
+  std::size_t scalar_indent = npos;  // inside a block scalar (`guide: |`) under a key of this indent
   for (int ln = 1; ln <= n; ++ln) {
     const std::string_view line = lines[static_cast<std::size_t>(ln) - 1].text;
     const std::string_view t = ltrim(line);
     if (t.empty() || t.front() == '#') continue;
     const std::size_t indent = line.size() - t.size();
+    if (scalar_indent != npos && indent > scalar_indent) {  // its text belongs to the key's block
+      parent[static_cast<std::size_t>(ln)] = open.empty() ? 0 : open.back().line;
+      last_content = ln;
+      continue;
+    }
+    scalar_indent = npos;
     const bool item = t.front() == '-' && (t.size() == 1 || is_blank(t[1]));
     while (!open.empty() && !(indent > open.back().indent || (indent == open.back().indent && item && open.back().block))) {
       end[static_cast<std::size_t>(open.back().line)] = last_content;
@@ -954,6 +964,10 @@ void scope_yaml_settings(std::string_view text, const std::vector<LaunchCommand>
     last_content = ln;
     const std::string_view body = trim(t);
     open.push_back(Open{ln, indent, !body.empty() && body.back() == ':'});
+    if (const std::size_t colon = body.find(": "); colon != npos) {
+      const std::string_view value = trim(body.substr(colon + 2));
+      if (!value.empty() && (value.front() == '|' || value.front() == '>')) scalar_indent = indent;
+    }
   }
   while (!open.empty()) {
     end[static_cast<std::size_t>(open.back().line)] = last_content;
@@ -981,6 +995,14 @@ void scope_yaml_settings(std::string_view text, const std::vector<LaunchCommand>
 void add_command_context(std::vector<LaunchCommand>& commands, const std::vector<Launcher>& launchers,
                          FileContext& context) {
   (void)launchers;
+  // An entry is one only where it holds a command (sgl-cookbook's `defaults.hardware.H100: {tp: 16}`
+  // holds none: it names a GPU of the file, no override of its commands).
+  for (std::vector<ContextHint>* hints : {&context.gpus, &context.platforms})
+    for (ContextHint& h : *hints)
+      if (h.entry)
+        h.entry = std::any_of(commands.begin(), commands.end(), [&](const LaunchCommand& c) {
+          return !c.file.empty() && h.holds(c.line);
+        });
   // A platform marker on a command's own lines (`docker run --device=/dev/kfd rocm/...`) is that
   // command's alone, as a setting there is.
   for (ContextHint& p : context.platforms)

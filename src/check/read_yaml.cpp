@@ -10,6 +10,7 @@
 #include <memory>
 
 #if defined(ATTNSEL_WITH_YAML) && ATTNSEL_WITH_YAML
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 #define ATTNSEL_LAUNCH_YAML 1
 #else
@@ -627,8 +628,12 @@ class YamlScanner {
 
   // A model recipe of vllm-project/recipes (@8959cf64 models/<org>/<model>.yaml): `model: {model_id,
   // min_vllm_version, base_args: [...]}`, `features.<name>.args`, `hardware_overrides.<hw>.extra_args`.
-  // The engine is the one `min_<ENGINE>_version` names. One command for the base args, one more for
-  // each feature and each hardware override (base args, then its own). True when read.
+  // The engine is the one `min_<ENGINE>_version` names. The site builds a command as base args,
+  // then the hardware override of the GPU's generation, then the features the user enables, last
+  // (src/lib/command-synthesis.js buildArgs, @8959cf64): so one command for the base args, one per
+  // feature, one per hardware override, and one per override and feature, each override's within
+  // its entry (judged on its hardware; the others are not judged there: entry_targets). A feature
+  // reading names its feature (LaunchCommand::branch). True when read.
   bool recipe(const YAML::Node& root) {
     const YAML::Node model = root["model"];
     if (!model.IsDefined() || !model.IsMap() || !model["model_id"].IsDefined() || !model["model_id"].IsScalar() ||
@@ -641,20 +646,39 @@ class YamlScanner {
     if (!launcher) return false;
     const YAML::Node id = model["model_id"];
     const std::vector<ArgWord> base = resolve_defaults(words_of(model["base_args"]));
-    push_model_command(*launcher, id, base, line_of(model["base_args"]));
-    auto each = [&](const YAML::Node& section, const char* key) {
-      if (!section.IsDefined() || !section.IsMap()) return;
-      for (const auto& kv : section) {
-        if (!kv.second.IsDefined() || !kv.second.IsMap() || !kv.second[key].IsDefined() || !kv.second[key].IsSequence()) continue;
-        std::vector<ArgWord> args = base;
-        std::vector<ArgWord> own = resolve_defaults(words_of(kv.second[key]));
-        if (own.empty()) continue;
-        args.insert(args.end(), own.begin(), own.end());
-        push_model_command(*launcher, id, std::move(args), own.front().line);
-      }
+    struct Part {
+      std::string name;
+      std::vector<ArgWord> args;
     };
-    each(root["features"], "args");
-    each(root["hardware_overrides"], "extra_args");
+    auto parts_of = [&](const YAML::Node& section, const char* key) {
+      std::vector<Part> out;
+      if (!section.IsDefined() || !section.IsMap()) return out;
+      for (const auto& kv : section) {
+        if (!kv.first.IsScalar() || !kv.second.IsDefined() || !kv.second.IsMap() || !kv.second[key].IsDefined() ||
+            !kv.second[key].IsSequence())
+          continue;
+        std::vector<ArgWord> own = resolve_defaults(words_of(kv.second[key]));
+        if (!own.empty()) out.push_back(Part{kv.first.Scalar(), std::move(own)});
+      }
+      return out;
+    };
+    const std::vector<Part> features = parts_of(root["features"], "args");
+    const std::vector<Part> overrides = parts_of(root["hardware_overrides"], "extra_args");
+    auto push = [&](const std::vector<const std::vector<ArgWord>*>& pieces, int line, const Part* feature) {
+      std::vector<ArgWord> args = base;
+      for (const std::vector<ArgWord>* p : pieces) args.insert(args.end(), p->begin(), p->end());
+      const std::size_t before = sink_.found.size();
+      push_model_command(*launcher, id, std::move(args), line);
+      if (feature && sink_.found.size() > before)
+        sink_.found.back().branch =
+            fmt::format("features.{} is enabled (line {})", feature->name, feature->args.front().line);
+    };
+    push({}, line_of(model["base_args"]), nullptr);
+    for (const Part& f : features) push({&f.args}, f.args.front().line, &f);
+    for (const Part& o : overrides) {
+      push({&o.args}, o.args.front().line, nullptr);
+      for (const Part& f : features) push({&o.args, &f.args}, o.args.front().line, &f);
+    }
     return true;
   }
 

@@ -203,6 +203,15 @@ CommandScope command_scope(const FileContext& context, const LaunchCommand& comm
   if (scoped)
     for (const ContextHint* h : chosen)
       if (h->entry) scope.entry.push_back(*h);
+  // A command no part of the file holds (it gets the GPUs the whole file names: a recipe's base
+  // args) is the file's default: on the hardware an entry is for, the entry runs instead.
+  auto holds_here = [&](const ContextHint& h) { return h.scope_first != 0 && h.holds(at); };
+  const bool held = std::any_of(context.gpus.begin(), context.gpus.end(), holds_here) ||
+                    std::any_of(context.platforms.begin(), context.platforms.end(), holds_here);
+  if (!held)
+    for (const std::vector<ContextHint>* hints : {&context.gpus, &context.platforms})
+      for (const ContextHint& h : *hints)
+        if (h.entry) scope.elsewhere.push_back(h);
   if (given) {
     scope.gpus = *given;
   } else {
@@ -310,32 +319,70 @@ std::string capability_message(const LaunchCommand& command, const std::vector<C
                      t.equal ? "of" : "other than", t.value, t.line, labels, targets.size() == 1 ? "s" : "");
 }
 
-std::vector<CheckTarget> entry_targets(const std::vector<CheckTarget>& targets, const CommandScope& scope) {
-  if (scope.entry.empty()) return targets;
+namespace {
+
+// Whether a target is one an entry's hint is for: a GPU of the same platform and architecture (or
+// the same name), or the platform an entry names (`amd:`).
+bool claims(const ContextHint& h, bool platform, const CheckTarget& t) {
+  if (platform) return h.value == name_of(t.device.platform);
   static const auto catalog = builtin_catalog();
-  std::vector<DeviceInfo> devices;  // of the entry's GPUs
-  for (const ContextHint& h : scope.entry)
-    if (catalog)
-      if (const auto d = (*catalog)->resolve_gpu(h.value)) devices.push_back(*d);
-  auto lower = [](std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-  };
+  if (catalog)
+    if (const auto d = (*catalog)->resolve_gpu(h.value))
+      if (d->platform == t.device.platform && !d->arch.empty() && d->arch == t.device.arch) return true;
+  // A key naming a family is for all of it (`blackwell:` runs on B200, B300 and RTX 5090 alike, as
+  // vllm-project/recipes@8959cf64 taxonomy.yaml gives each its `generation`): the first word of the
+  // target architecture's family (data/gpus.json), as a word of the key.
+  if (catalog && !t.device.arch.empty())
+    if (const GpuArch* a = (*catalog)->find_arch(t.device.arch); a && !a->family.empty()) {
+      std::string family = a->family.substr(0, a->family.find(' ')), key = h.text;
+      for (char& c : family) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      for (std::size_t at = key.find(family); at != std::string::npos; at = key.find(family, at + 1)) {
+        const std::size_t end = at + family.size();
+        if ((at == 0 || !std::isalnum(static_cast<unsigned char>(key[at - 1]))) &&
+            (end == key.size() || !std::isalnum(static_cast<unsigned char>(key[end]))))
+          return true;
+      }
+    }
+  std::string a = h.value, b = t.label;
+  for (char& c : a) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : b) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return a == b;
+}
+
+bool platform_value(const std::string& v) { return parse_platform(v).has_value() || v == "tpu" || v == "hpu" || v == "neuron"; }
+
+}  // namespace
+
+std::vector<CheckTarget> entry_targets(const std::vector<CheckTarget>& targets, const CommandScope& scope) {
+  if (scope.entry.empty() && scope.elsewhere.empty()) return targets;
   std::vector<CheckTarget> out;
   for (const CheckTarget& t : targets) {
-    const bool same = std::any_of(devices.begin(), devices.end(), [&](const DeviceInfo& d) {
-      return d.platform == t.device.platform && !d.arch.empty() && d.arch == t.device.arch;
-    }) || std::any_of(scope.entry.begin(), scope.entry.end(), [&](const ContextHint& h) {
-      return lower(h.value) == lower(t.label);
-    });
-    if (same) out.push_back(t);
+    const bool keep =
+        !scope.entry.empty()
+            ? std::any_of(scope.entry.begin(), scope.entry.end(), [&](const ContextHint& h) { return claims(h, false, t); })
+            : std::none_of(scope.elsewhere.begin(), scope.elsewhere.end(),
+                           [&](const ContextHint& h) { return claims(h, platform_value(h.value), t); });
+    if (keep) out.push_back(t);
   }
   return out;
 }
 
 std::string entry_message(const CommandScope& scope, const std::vector<CheckTarget>& targets) {
   static const auto catalog = builtin_catalog();
-  std::string gpus, archs, labels;
+  std::string labels;
+  for (const CheckTarget& t : targets) labels += (labels.empty() ? "" : ",") + t.label;
+  if (scope.entry.empty()) {  // a default the file's entries override on every target
+    std::string entries;
+    for (const ContextHint& h : scope.elsewhere) {
+      const std::string one = fmt::format("{} at line {}", h.text, h.line);
+      if (entries.find(one) == std::string::npos) entries += (entries.empty() ? "" : ", ") + one;
+    }
+    return fmt::format("this command is the file's default, and on {} the file's entries for their hardware run instead "
+                       "({}: {}), so it was not judged there",
+                       labels, scope.elsewhere.front().source, entries);
+  }
+  std::string gpus, archs;
   for (const ContextHint& h : scope.entry) {
     gpus += (gpus.empty() ? "" : ", ") + h.value;
     if (!catalog) continue;
@@ -343,7 +390,6 @@ std::string entry_message(const CommandScope& scope, const std::vector<CheckTarg
     if (d && !d->arch.empty() && ("/" + archs + "/").find("/" + d->arch + "/") == std::string::npos)
       archs += (archs.empty() ? "" : "/") + d->arch;
   }
-  for (const CheckTarget& t : targets) labels += (labels.empty() ? "" : ",") + t.label;
   std::string example = scope.entry.front().value;
   for (char& c : example) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   const ContextHint& h = scope.entry.front();
