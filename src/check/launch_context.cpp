@@ -592,6 +592,35 @@ class PartCursor {
   std::vector<const launch_detail::FilePart*> open_;
 };
 
+// Whether a YAML key is a name of hardware and nothing else, as the keys of an override map are
+// (`blackwell`, `amd`, `h100`, `B200`, `mi300x`, `rtx_pro_6000_2x`, `sm90`), not a model's name
+// that mentions one (`nvidia-nemotron-nano-12b`, `llama-3.1-8b-instruct-fp8-l4`): only such a key
+// makes an entry (ContextHint::entry) or says a platform.
+bool hardware_key(std::string_view key) {
+  std::string form = gpu_match_form(trim(key));
+  // A count before or after the name: "8x", "2X".
+  auto count = [](std::string_view w) {
+    return w.size() >= 2 && (w.back() == 'X') && std::all_of(w.begin(), w.end() - 1, [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (const std::size_t sp = form.rfind(' '); sp != npos && count(std::string_view(form).substr(sp + 1))) form.resize(sp);
+  if (const std::size_t sp = form.find(' '); sp != npos && count(std::string_view(form).substr(0, sp))) form.erase(0, sp + 1);
+  static constexpr std::string_view kWords[] = {"AMD", "ROCM", "NVIDIA", "CUDA", "NPU", "ASCEND", "XPU", "TPU", "HPU",
+                                                "GAUDI", "NEURON", "HOPPER", "BLACKWELL", "AMPERE", "ADA"};
+  if (std::find(std::begin(kWords), std::end(kWords), form) != std::end(kWords)) return true;
+  const std::string bare = [&] {
+    std::string b;
+    for (const char c : form)
+      if (c != ' ') b += c;
+    return b;
+  }();
+  if (bare.size() >= 3 && (bare.rfind("SM", 0) == 0 || bare.rfind("GFX", 0) == 0) &&
+      std::all_of(bare.begin() + (bare[0] == 'S' ? 2 : 3), bare.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)); }))
+    return known_gpu(lower(bare));
+  for (const GpuName& g : catalog_gpu_names())
+    if (g.match == form || g.match == bare) return true;
+  return false;
+}
+
 // The GPUs and platforms of the file's parts: the titles that name them, each for its part; the
 // GPU hints read from keys, for the part (section, tab, YAML document) that holds them; the
 // platform markers, for the code block or part that holds them, else the whole file.
@@ -644,11 +673,12 @@ void scope_hints(std::string_view text, const std::vector<PhysicalLine>& lines, 
     for (std::string& gpu : gpus) {
       ContextHint hint{std::move(gpu), source, std::string(said), "", p.title_line, p.first, p.last};
       hint.paragraph = paragraph;
-      hint.entry = p.kind == FilePart::Kind::yaml_key;
+      hint.entry = p.kind == FilePart::Kind::yaml_key && hardware_key(p.title);
       paragraph_hints += paragraph ? 1 : 0;
       add_scoped(ctx.gpus, std::move(hint));
     }
     if (paragraph) continue;  // a paragraph's platform is advice
+    if (p.kind == FilePart::Kind::yaml_key && !hardware_key(p.title)) continue;  // a model's name, say
     if (std::string platform = platform_named(said); !platform.empty()) {
       ContextHint hint{std::move(platform), source, std::string(said), "", p.title_line, p.first, p.last};
       hint.entry = p.kind == FilePart::Kind::yaml_key;
