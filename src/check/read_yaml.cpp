@@ -645,7 +645,7 @@ class YamlScanner {
         launcher = launcher ? launcher : launcher_of_engine(kv.first.Scalar().substr(4, kv.first.Scalar().size() - 12));
     if (!launcher) return false;
     const YAML::Node id = model["model_id"];
-    const std::vector<ArgWord> base = resolve_defaults(words_of(model["base_args"]));
+    const std::vector<ArgWord> base = shell_words(resolve_defaults(words_of(model["base_args"])));
     struct Part {
       std::string name;
       std::vector<ArgWord> args;
@@ -657,7 +657,7 @@ class YamlScanner {
         if (!kv.first.IsScalar() || !kv.second.IsDefined() || !kv.second.IsMap() || !kv.second[key].IsDefined() ||
             !kv.second[key].IsSequence())
           continue;
-        std::vector<ArgWord> own = resolve_defaults(words_of(kv.second[key]));
+        std::vector<ArgWord> own = shell_words(resolve_defaults(words_of(kv.second[key])));
         if (!own.empty()) out.push_back(Part{kv.first.Scalar(), std::move(own)});
       }
       return out;
@@ -680,6 +680,32 @@ class YamlScanner {
       for (const Part& f : features) push({&o.args, &f.args}, o.args.front().line, &f);
     }
     return true;
+  }
+
+  // A recipe's list item that is a flag with its value in one string (`- "--max-model-len auto"`):
+  // the site writes it into the command unquoted (command-synthesis.js@8959cf64 resolveCommand:
+  // an item starting with `-` is pushed as written), so the shell gives the engine its words.
+  static std::vector<ArgWord> shell_words(std::vector<ArgWord> args) {
+    std::vector<ArgWord> out;
+    for (ArgWord& a : args) {
+      const bool split = starts_with(a.text, "-") && a.text.find_first_of(" \t") != npos &&
+                         a.text.find_first_of("'\"\\$`") == npos;
+      if (!split) {
+        out.push_back(std::move(a));
+        continue;
+      }
+      std::size_t at = 0;
+      while (at < a.text.size()) {
+        const std::size_t b = a.text.find_first_not_of(" \t", at);
+        if (b == npos) break;
+        const std::size_t e = std::min(a.text.find_first_of(" \t", b), a.text.size());
+        ArgWord w = a;
+        w.text = a.text.substr(b, e - b);
+        out.push_back(std::move(w));
+        at = e;
+      }
+    }
+    return out;
   }
 
   // A model of sgl-project/sgl-cookbook's data (@7b5bd9c0 data/models/src/v0.5.8/*.yaml):
