@@ -456,7 +456,7 @@ constexpr std::size_t kMaxKeyParts = 1024;  // of a YAML file: keys that may nam
 
 // Whether a mapping key may name a GPU or a platform, cheaply, before launch_context.cpp reads its
 // title for them: a letter then a digit ("B200", "h100_fp8", "mi300x", "sm90", "gfx942"), or a
-// platform or architecture family word ("amd", "nvidia", "rocm", "blackwell", "hopper" ...).
+// word that names hardware on its own ("amd", "nvidia", "blackwell").
 bool may_name_hardware(std::string_view key) {
   if (key.empty() || key.size() > 48) return false;
   bool letter = false;
@@ -464,56 +464,22 @@ bool may_name_hardware(std::string_view key) {
     if (is_alpha(c)) letter = true;
     else if (c >= '0' && c <= '9' && letter) return true;
   }
-  std::string lower;
-  for (const char c : key) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  static constexpr std::string_view kWords[] = {"amd",   "rocm",  "instinct",  "nvidia", "cuda",  "hopper",
-                                                "blackwell", "ampere", "ascend", "npu", "xpu", "tpu",
-                                                "hpu", "gaudi", "neuron"};
-  return std::find(std::begin(kWords), std::end(kWords), lower) != std::end(kWords);
+  return hardware_word(key);
 }
 
 // YAML: the entries under keys that name hardware (sgl-cookbook's `hardware: {B200: {...}}`,
-// vllm-project/recipes' `hardware_overrides: {amd: {...}}`, a chart's `h100:` values): each from
-// its key's line to the last line indented under it (a sequence written at the key's own indent
-// included), when it holds more than a scalar. One pass, the open entries on a stack.
+// vllm-project/recipes' `hardware_overrides: {amd: {...}}`, a chart's `h100:` values): each a key's
+// block (yaml_blocks), when it holds more than a scalar.
 std::vector<FilePart> yaml_keys(const std::vector<PhysicalLine>& lines) {
   std::vector<FilePart> parts;
-  struct Open {
-    std::size_t part, indent;
-    bool block;  // nothing after the colon: a sequence may follow at the key's own indent
-  };
-  std::vector<Open> open;
-  int last_content = 0;
-  std::size_t scalar_indent = npos;  // inside a block scalar (`guide: |`) under a key of this indent
-  auto close_until = [&](std::size_t indent, bool item) {
-    while (!open.empty() && !(indent > open.back().indent || (indent == open.back().indent && item && open.back().block))) {
-      parts[open.back().part].last = last_content;
-      open.pop_back();
-    }
-  };
-  for (std::size_t li = 0; li < lines.size(); ++li) {
-    const std::string_view line = lines[li].text;
-    std::string_view t = ltrim(line);
-    if (t.empty() || t.front() == '#') continue;
-    if (starts_with(line, "---") || starts_with(line, "...")) {  // a document's end closes every entry
-      close_until(0, false);
-      continue;
-    }
-    std::size_t indent = indent_of(line);
-    if (scalar_indent != npos && indent > scalar_indent) {  // text, not keys
-      last_content = static_cast<int>(li) + 1;
-      continue;
-    }
-    scalar_indent = npos;
-    const bool item = t.front() == '-' && (t.size() == 1 || is_blank(t[1]));
-    close_until(indent, item);
-    last_content = static_cast<int>(li) + 1;
-    while (t.size() >= 2 && t.front() == '-' && is_blank(t[1])) {  // `- key:` is a key of the item
-      const std::string_view rest = ltrim(t.substr(1));
-      indent += t.size() - rest.size();
-      t = rest;
-    }
-    if (parts.size() >= kMaxKeyParts || t.empty() || t.front() == '{' || t.front() == '[') continue;
+  const YamlBlocks blocks = yaml_blocks(lines);
+  for (std::size_t li = 0; li < lines.size() && parts.size() < kMaxKeyParts; ++li) {
+    const int ln = static_cast<int>(li) + 1;
+    const int last = blocks.end[static_cast<std::size_t>(ln)];
+    if (last == 0) continue;  // blank, a comment, a block scalar's text
+    std::string_view t = ltrim(lines[li].text);
+    while (t.size() >= 2 && t.front() == '-' && is_blank(t[1])) t = ltrim(t.substr(1));  // `- key:`
+    if (t.empty() || t.front() == '{' || t.front() == '[') continue;
     std::size_t colon = npos;
     for (std::size_t k = 0; k < t.size(); ++k)
       if (t[k] == ':' && (k + 1 == t.size() || is_blank(t[k + 1]))) {
@@ -526,18 +492,10 @@ std::vector<FilePart> yaml_keys(const std::vector<PhysicalLine>& lines) {
       key = key.substr(1, key.size() - 2);
     std::string_view value = trim(t.substr(colon + 1));
     if (!value.empty() && value.front() == '#') value = {};
-    if (!value.empty() && (value.front() == '|' || value.front() == '>')) {  // a block scalar's lines follow
-      scalar_indent = indent;
-      continue;
-    }
-    // A scalar (`h100: 8`) is a setting, not an entry; a block scalar (`|`, `>`) is text.
+    // A scalar (`h100: 8`) is a setting, a block scalar (`|`, `>`) text: neither is an entry.
     if (!value.empty() && value.front() != '{' && value.front() != '[') continue;
-    if (!may_name_hardware(key)) continue;
-    const int ln = static_cast<int>(li) + 1;
-    parts.push_back(FilePart{FilePart::Kind::yaml_key, ln, title_text(key), ln, ln});
-    open.push_back(Open{parts.size() - 1, indent, value.empty()});
+    if (may_name_hardware(key)) parts.push_back(FilePart{FilePart::Kind::yaml_key, ln, title_text(key), ln, last});
   }
-  close_until(0, false);
   return parts;
 }
 
@@ -554,6 +512,47 @@ std::vector<FilePart> yaml_parts(const std::vector<PhysicalLine>& lines) {
 }
 
 }  // namespace
+
+YamlBlocks yaml_blocks(const std::vector<PhysicalLine>& lines) {
+  const std::size_t n = lines.size();
+  YamlBlocks out{std::vector<int>(n + 1, 0), std::vector<int>(n + 1, 0)};
+  struct Open {
+    int line;
+    std::size_t indent;
+    bool block;  // `key:` with nothing after it: a sequence may follow at its own indent
+  };
+  std::vector<Open> open;
+  int last_content = 0;
+  std::size_t scalar_indent = npos;  // inside a block scalar under a key of this indent
+  for (std::size_t li = 0; li < n; ++li) {
+    const int ln = static_cast<int>(li) + 1;
+    const std::string_view line = lines[li].text;
+    const std::string_view t = ltrim(line);
+    if (t.empty() || t.front() == '#') continue;
+    const std::size_t indent = indent_of(line);
+    if (scalar_indent != npos && indent > scalar_indent) {  // the block scalar's text
+      out.parent[li + 1] = open.empty() ? 0 : open.back().line;
+      last_content = ln;
+      continue;
+    }
+    scalar_indent = npos;
+    const bool item = t.front() == '-' && (t.size() == 1 || is_blank(t[1]));
+    while (!open.empty() && !(indent > open.back().indent || (indent == open.back().indent && item && open.back().block))) {
+      out.end[static_cast<std::size_t>(open.back().line)] = last_content;
+      open.pop_back();
+    }
+    out.parent[li + 1] = open.empty() ? 0 : open.back().line;
+    last_content = ln;
+    const std::string_view body = trim(t);
+    open.push_back(Open{ln, indent, !body.empty() && body.back() == ':'});
+    if (const std::size_t colon = body.find(": "); colon != npos) {
+      const std::string_view value = trim(body.substr(colon + 2));
+      if (!value.empty() && (value.front() == '|' || value.front() == '>')) scalar_indent = indent;
+    }
+  }
+  for (; !open.empty(); open.pop_back()) out.end[static_cast<std::size_t>(open.back().line)] = last_content;
+  return out;
+}
 
 std::string_view name_of(FilePart::Kind kind) {
   switch (kind) {

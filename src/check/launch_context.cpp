@@ -604,9 +604,7 @@ bool hardware_key(std::string_view key) {
   };
   if (const std::size_t sp = form.rfind(' '); sp != npos && count(std::string_view(form).substr(sp + 1))) form.resize(sp);
   if (const std::size_t sp = form.find(' '); sp != npos && count(std::string_view(form).substr(0, sp))) form.erase(0, sp + 1);
-  static constexpr std::string_view kWords[] = {"AMD", "ROCM", "NVIDIA", "CUDA", "NPU", "ASCEND", "XPU", "TPU", "HPU",
-                                                "GAUDI", "NEURON", "HOPPER", "BLACKWELL", "AMPERE", "ADA"};
-  if (std::find(std::begin(kWords), std::end(kWords), form) != std::end(kWords)) return true;
+  if (launch_detail::hardware_word(form)) return true;
   const std::string bare = [&] {
     std::string b;
     for (const char c : form)
@@ -670,18 +668,20 @@ void scope_hints(std::string_view text, const std::vector<PhysicalLine>& lines, 
       gpus = gpus_named(p.title);
     }
     if (said.empty() || (paragraph && paragraph_hints >= kMaxParagraphHints)) continue;
+    const bool key = p.kind == FilePart::Kind::yaml_key;
+    const bool entry = key && hardware_key(p.title);  // else a model's name, say, that names a GPU
     for (std::string& gpu : gpus) {
       ContextHint hint{std::move(gpu), source, std::string(said), "", p.title_line, p.first, p.last};
       hint.paragraph = paragraph;
-      hint.entry = p.kind == FilePart::Kind::yaml_key && hardware_key(p.title);
+      hint.entry = entry;
       paragraph_hints += paragraph ? 1 : 0;
       add_scoped(ctx.gpus, std::move(hint));
     }
     if (paragraph) continue;  // a paragraph's platform is advice
-    if (p.kind == FilePart::Kind::yaml_key && !hardware_key(p.title)) continue;  // a model's name, say
+    if (key && !entry) continue;  // `nvidia-nemotron-nano-12b:` says no platform
     if (std::string platform = platform_named(said); !platform.empty()) {
       ContextHint hint{std::move(platform), source, std::string(said), "", p.title_line, p.first, p.last};
-      hint.entry = p.kind == FilePart::Kind::yaml_key;
+      hint.entry = entry;
       add_scoped(ctx.platforms, std::move(hint));
     }
   }
@@ -916,6 +916,21 @@ FileContext launch_detail::find_file_context(std::string_view text, const std::v
 
 namespace launch_detail {
 
+bool hardware_word(std::string_view word) {
+  if (word.empty() || word.size() > 32 ||
+      !std::all_of(word.begin(), word.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }))
+    return false;
+  if (!platform_named(word).empty()) return true;
+  static const std::vector<std::string> families = [] {
+    std::vector<std::string> out;
+    if (const auto catalog = builtin_catalog())
+      for (const GpuArch& a : (*catalog)->architectures())
+        if (!a.family.empty()) out.push_back(lower(std::string_view(a.family).substr(0, a.family.find(' '))));
+    return out;
+  }();
+  return std::find(families.begin(), families.end(), lower(word)) != families.end();
+}
+
 namespace {
 
 // The command whose lines hold a setting (`VAR=x cmd`, `env VAR=x cmd`, `docker run -e VAR=x`, a
@@ -963,46 +978,9 @@ void scope_yaml_settings(std::string_view text, const std::vector<LaunchCommand>
     return;
   const std::vector<PhysicalLine> lines = split_lines(text);
   const int n = static_cast<int>(lines.size());
-  // For each content line (1-based): the line of the key or item it is written under (0 at the
-  // top) and the last line of its own block. One pass, the open lines on a stack.
-  std::vector<int> parent(static_cast<std::size_t>(n) + 1, 0), end(static_cast<std::size_t>(n) + 1, 0);
-  struct Open {
-    int line;
-    std::size_t indent;
-    bool block;  // `key:` with nothing after it: a sequence may follow at its own indent
-  };
-  std::vector<Open> open;
-  int last_content = 0;
-  std::size_t scalar_indent = npos;  // inside a block scalar (`guide: |`) under a key of this indent
-  for (int ln = 1; ln <= n; ++ln) {
-    const std::string_view line = lines[static_cast<std::size_t>(ln) - 1].text;
-    const std::string_view t = ltrim(line);
-    if (t.empty() || t.front() == '#') continue;
-    const std::size_t indent = line.size() - t.size();
-    if (scalar_indent != npos && indent > scalar_indent) {  // its text belongs to the key's block
-      parent[static_cast<std::size_t>(ln)] = open.empty() ? 0 : open.back().line;
-      last_content = ln;
-      continue;
-    }
-    scalar_indent = npos;
-    const bool item = t.front() == '-' && (t.size() == 1 || is_blank(t[1]));
-    while (!open.empty() && !(indent > open.back().indent || (indent == open.back().indent && item && open.back().block))) {
-      end[static_cast<std::size_t>(open.back().line)] = last_content;
-      open.pop_back();
-    }
-    parent[static_cast<std::size_t>(ln)] = open.empty() ? 0 : open.back().line;
-    last_content = ln;
-    const std::string_view body = trim(t);
-    open.push_back(Open{ln, indent, !body.empty() && body.back() == ':'});
-    if (const std::size_t colon = body.find(": "); colon != npos) {
-      const std::string_view value = trim(body.substr(colon + 2));
-      if (!value.empty() && (value.front() == '|' || value.front() == '>')) scalar_indent = indent;
-    }
-  }
-  while (!open.empty()) {
-    end[static_cast<std::size_t>(open.back().line)] = last_content;
-    open.pop_back();
-  }
+  const YamlBlocks blocks = yaml_blocks(lines);
+  const std::vector<int>& parent = blocks.parent;
+  const std::vector<int>& end = blocks.end;
   std::vector<int> command_lines;
   for (const LaunchCommand& c : commands)
     if (!c.file.empty() && c.line > 0) command_lines.push_back(c.line);

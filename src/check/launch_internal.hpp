@@ -348,6 +348,18 @@ struct FilePart {
 };
 std::vector<FilePart> file_parts(const std::vector<PhysicalLine>& lines, InputFormat format);
 std::string_view name_of(FilePart::Kind kind);
+// A YAML file's blocks by indentation, for each line (1-based; 0 for blank and comment lines): the
+// line of the key or item it is written under (0 at the top), and the last line of the block it
+// opens. A sequence written at its key's own indent belongs to the key; the text of a block scalar
+// (`guide: |`) belongs to its key and opens no block. One pass, the open lines on a stack.
+struct YamlBlocks {
+  std::vector<int> parent, end;
+};
+YamlBlocks yaml_blocks(const std::vector<PhysicalLine>& lines);
+// launch_context.cpp: whether one word names hardware on its own: a platform ("amd", "nvidia",
+// "rocm", "tpu" ...: platform_named) or the family of a GPU architecture of the catalog ("hopper",
+// "blackwell"). Case is ignored.
+bool hardware_word(std::string_view word);
 
 // launch_context.cpp: find_file_context, every line read when `every_line`; the GPUs and platforms
 // scoped to the parts of `format` (none for InputFormat::detect).

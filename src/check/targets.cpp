@@ -334,9 +334,8 @@ bool claims(const ContextHint& h, bool platform, const CheckTarget& t) {
   // target architecture's family (data/gpus.json), as a word of the key.
   if (catalog && !t.device.arch.empty())
     if (const GpuArch* a = (*catalog)->find_arch(t.device.arch); a && !a->family.empty()) {
-      std::string family = a->family.substr(0, a->family.find(' ')), key = h.text;
-      for (char& c : family) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      const std::string family = launch_detail::lower(std::string_view(a->family).substr(0, a->family.find(' ')));
+      const std::string key = launch_detail::lower(h.text);
       for (std::size_t at = key.find(family); at != std::string::npos; at = key.find(family, at + 1)) {
         const std::size_t end = at + family.size();
         if ((at == 0 || !std::isalnum(static_cast<unsigned char>(key[at - 1]))) &&
@@ -344,10 +343,7 @@ bool claims(const ContextHint& h, bool platform, const CheckTarget& t) {
           return true;
       }
     }
-  std::string a = h.value, b = t.label;
-  for (char& c : a) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (char& c : b) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return a == b;
+  return launch_detail::lower(h.value) == launch_detail::lower(t.label);
 }
 
 bool platform_value(const std::string& v) { return parse_platform(v).has_value() || v == "tpu" || v == "hpu" || v == "neuron"; }
@@ -390,8 +386,7 @@ std::string entry_message(const CommandScope& scope, const std::vector<CheckTarg
     if (d && !d->arch.empty() && ("/" + archs + "/").find("/" + d->arch + "/") == std::string::npos)
       archs += (archs.empty() ? "" : "/") + d->arch;
   }
-  std::string example = scope.entry.front().value;
-  for (char& c : example) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string example = launch_detail::lower(scope.entry.front().value);
   const ContextHint& h = scope.entry.front();
   return fmt::format("this command is the file's entry for {} ({} at line {}: {}) and {} hold{} no {}GPU, so it was not "
                      "judged: add one to judge it (--gpu {},{})",
