@@ -612,13 +612,19 @@ class YamlScanner {
     return first;
   }
 
-  // `LAUNCHER MODEL ARGS...` (the launcher's model flag when it takes none positionally is left to
-  // the grammar: a program launcher reads it positionally, a module is given --model-path).
+  // `LAUNCHER MODEL ARGS...`: a program launcher (`vllm serve`) reads MODEL positionally, a module
+  // is given it with the flag its grammar binds to the model (the profile's bindings).
   void push_model_command(const Launcher& l, const YAML::Node& model, std::vector<ArgWord> args, int line) {
     std::vector<ArgWord> argv;
     std::string invoked = l.module.empty() ? l.program : "python3 -m " + l.module;
     for (const std::string& word : l.subcommand) invoked += " " + word;
-    if (!l.module.empty()) argv.push_back(ArgWord{"--model-path", line_of(model), 0});
+    if (!l.module.empty()) {
+      auto profile = builtin_profile(l.engine);
+      const Grammar* grammar = profile ? (*profile)->grammar(l.grammar) : nullptr;
+      const GrammarFlag* flag = grammar ? grammar->for_field("model") : nullptr;
+      if (!flag || flag->names.empty()) return;  // no way to give it the model: not read
+      argv.push_back(ArgWord{flag->names.front(), line_of(model), 0});
+    }
     argv.push_back(ArgWord{model.Scalar(), line_of(model), 0});
     argv.insert(argv.end(), std::make_move_iterator(args.begin()), std::make_move_iterator(args.end()));
     LaunchCommand cmd = launch_command(sink_, l, std::move(invoked), line, argv);
